@@ -1,0 +1,1 @@
+"""mitmproxy addons (Recorder, Rewriter) and the pure helpers they delegate to."""

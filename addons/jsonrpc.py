@@ -1,0 +1,83 @@
+"""Turning HTTP bodies into JSON-RPC messages, and naming what is wrong with the ones that are not."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+# Bodies above this are stored raw but not parsed: the proxy must stay responsive for everyone else.
+PARSE_LIMIT = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedMessage:
+    """One JSON-RPC message out of a body or an SSE event."""
+
+    kind: str  # request | notification | response | error | invalid
+    jsonrpc_id: str | None  # the id as JSON text, so 7 and "7" stay apart
+    method: str | None
+    payload: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedBody:
+    """What a body held: its messages, its text, and the anomalies it showed."""
+
+    text: str | None
+    messages: tuple[ParsedMessage, ...]
+    anomalies: tuple[tuple[str, str], ...]  # (kind, detail)
+
+
+def classify(payload: Any) -> ParsedMessage:
+    """Name the kind of one decoded JSON-RPC value."""
+    if not isinstance(payload, dict):
+        return ParsedMessage("invalid", None, None, payload)
+    raw_id = payload.get("id")
+    jid = None if "id" not in payload else json.dumps(raw_id, separators=(",", ":"))
+    method = payload.get("method") if isinstance(payload.get("method"), str) else None
+    if method is not None:
+        return ParsedMessage("request" if "id" in payload else "notification", jid, method, payload)
+    if "error" in payload:
+        return ParsedMessage("error", jid, None, payload)
+    if "result" in payload:
+        return ParsedMessage("response", jid, None, payload)
+    return ParsedMessage("invalid", jid, None, payload)
+
+
+def parse_text(text: str) -> tuple[tuple[ParsedMessage, ...], tuple[tuple[str, str], ...]]:
+    """Decode JSON text into messages; a batch array yields each member plus a `jsonrpc-batch` anomaly."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        return (), (("not-json", f"body is not JSON: {exc}"),)
+    if isinstance(value, list):
+        detail = f"JSON-RPC batch of {len(value)} messages (batching was removed from MCP in 2025-06-18)"
+        return tuple(classify(v) for v in value), (("jsonrpc-batch", detail),)
+    message = classify(value)
+    anomalies: tuple[tuple[str, str], ...] = ()
+    if message.kind == "invalid":
+        anomalies = (("not-jsonrpc", "JSON value is not a JSON-RPC request, notification or response"),)
+    return (message,), anomalies
+
+
+def parse_body(body: bytes | None, content_type: str | None) -> ParsedBody:
+    """Parse a whole JSON body (not SSE) without ever raising."""
+    if not body:
+        return ParsedBody(None, (), ())
+    if len(body) > PARSE_LIMIT:
+        return ParsedBody(None, (), (("body-too-large", f"{len(body)} bytes, over the {PARSE_LIMIT}-byte parse limit; kept raw"),))
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return ParsedBody(None, (), (("invalid-utf8", f"body is not UTF-8 at byte {exc.start}: {exc.reason}"),))
+    messages, anomalies = parse_text(text)
+    return ParsedBody(text, messages, anomalies)
+
+
+def is_sse(content_type: str | None) -> bool:
+    return bool(content_type) and content_type.split(";")[0].strip().lower() == "text/event-stream"  # type: ignore[union-attr]
+
+
+def is_json(content_type: str | None) -> bool:
+    return bool(content_type) and content_type.split(";")[0].strip().lower() == "application/json"  # type: ignore[union-attr]

@@ -1,0 +1,195 @@
+"""The Recorder addon, last in line: writes every exchange, JSON-RPC message, SSE item, error and anomaly."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import msgpack
+from mitmproxy import http
+
+from .jsonrpc import ParsedMessage, is_sse, parse_body, parse_text
+from .redact import redact_headers
+from .session import FlowState, Session
+from .sse import SseItem
+
+
+def _headers(pairs: list[tuple[str, str]] | None) -> list[list[str]]:
+    return [list(p) for p in redact_headers(pairs or [])]
+
+
+def _flow_state(flow: http.HTTPFlow) -> bytes | None:
+    """mitmproxy's own flow state, bodies left out (they live in their own columns), for .mitm export."""
+    try:
+        state = flow.get_state()
+        for part in ("request", "response"):
+            if state.get(part):
+                state[part]["content"] = None
+        state["backup"] = None
+        return msgpack.packb(state, use_bin_type=True)
+    except (TypeError, ValueError):
+        return None
+
+
+class Recorder:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.writer = session.writer
+
+    def request(self, flow: http.HTTPFlow) -> None:
+        state = self.session.flows.get(flow.id)
+        if state is None:
+            return
+        forwarded = flow.request.raw_content or b""
+        self.writer.insert("exchanges", {
+            "run_id": state.run_id, "flow_id": flow.id, "method": flow.request.method, "path": state.client_path,
+            "request_headers": _headers(list(flow.request.headers.items(multi=True))),
+            "request_body": state.client_request,
+            "upstream_request_body": None if forwarded == state.client_request else forwarded,
+            "t_request": flow.request.timestamp_start, "mutations": state.applied,
+        })  # fmt: skip
+        if flow.request.method != "POST":
+            return
+        parsed = parse_body(state.client_request, flow.request.headers.get("content-type"))
+        upstream = None if forwarded == state.client_request else forwarded.decode("utf-8", "replace")
+        mutation = next((a["kind"] for a in state.applied if a["kind"] == "answer-input-required"), None)
+        for message in parsed.messages:
+            self._message(state, flow.id, "to-server", message, parsed.text or "", upstream, mutation, None)
+        self._anomalies(flow, state, parsed.anomalies, "request")
+
+    def _message(self, state: FlowState, flow_id: str, direction: str, message: ParsedMessage, text: str,
+                 upstream: str | None, mutation: str | None, sse_idx: int | None) -> None:  # fmt: skip
+        method = message.method
+        if method is None and state.request is not None and direction == "to-client":
+            method = state.request.get("method") if isinstance(state.request.get("method"), str) else None
+        own_text = text if len(text) and message.payload is not None and not isinstance(json.loads(text), list) else None
+        self.writer.insert("messages", {
+            "run_id": state.run_id, "flow_id": flow_id, "sse_idx": sse_idx, "direction": direction,
+            "kind": message.kind, "jsonrpc_id": message.jsonrpc_id, "method": method,
+            "text": own_text or json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False),
+            "upstream_text": upstream, "mutation": mutation, "t": time.time(),
+        })  # fmt: skip
+
+    def _anomalies(self, flow: http.HTTPFlow, state: FlowState, found: Any, where: str) -> None:
+        for kind, detail in found:
+            self.session.anomaly(flow.id, state.run_id, kind, f"{where}: {detail}", time.time())
+
+    def responseheaders(self, flow: http.HTTPFlow) -> None:
+        state = self.session.flows.get(flow.id)
+        if state is not None and flow.response is not None and flow.response.stream:
+            self.writer.update("exchanges", ("flow_id", flow.id), {
+                "status": flow.response.status_code, "streamed": 1, "t_response": flow.response.timestamp_start,
+                "response_headers": _headers(list(flow.response.headers.items(multi=True))),
+            })  # fmt: skip
+
+    def sse_item(self, flow: http.HTTPFlow, state: FlowState, item: SseItem) -> None:
+        """Called from inside the stream as each SSE item passes, so an abandoned stream is still recorded."""
+        idx = state.sse_items
+        state.sse_items += 1
+        origin = "proxy" if state.held_sse and (item.kind == "comment" or _is_hold_progress(item.data)) else "upstream"
+        self.writer.insert("sse_events", {
+            "run_id": state.run_id, "flow_id": flow.id, "idx": idx, "kind": item.kind, "origin": origin,
+            "upstream_raw": item.upstream_raw, "client_raw": item.client_raw, "t": time.time(),
+        })  # fmt: skip
+        if item.kind == "truncated":
+            self.session.anomaly(flow.id, state.run_id, "truncated-sse",
+                                 f"stream ended inside an event ({len(item.upstream_raw)} bytes held)", time.time())  # fmt: skip
+            return
+        if item.kind != "event" or item.data is None:
+            return
+        upstream_data = _data_of(item.upstream_raw) if item.changed else None
+        messages, anomalies = parse_text(item.data)
+        mutation = _last_result_mutation(state) if item.changed else None
+        for message in messages:
+            if message.kind in ("response", "error") and message.jsonrpc_id is not None:
+                state.saw_final_response = True
+            self._message(state, flow.id, "to-client", message, item.data, upstream_data, mutation, idx)
+        self._anomalies(flow, state, anomalies, f"SSE event {idx}")
+
+    def response(self, flow: http.HTTPFlow) -> None:
+        state = self.session.flows.get(flow.id)
+        if state is None or flow.response is None or state.finished:
+            return
+        state.finished = True
+        if flow.response.stream:
+            self._finish_stream(flow, state)
+            return
+        client_body = flow.response.raw_content or b""
+        upstream_body = state.upstream_response_body if state.upstream_response_body is not None else client_body
+        self.writer.update("exchanges", ("flow_id", flow.id), {
+            "status": flow.response.status_code, "t_response": flow.response.timestamp_start,
+            "t_end": flow.response.timestamp_end, "mutations": state.applied,
+            "response_headers": _headers(list(flow.response.headers.items(multi=True))),
+            "upstream_response_headers": _headers(state.upstream_response_headers) if state.upstream_response_headers else None,
+            "upstream_response_body": upstream_body,
+            "response_body": None if client_body == upstream_body else client_body,
+            "flow_state": _flow_state(flow),
+        })  # fmt: skip
+        ctype = flow.response.headers.get("content-type")
+        mutation = _last_result_mutation(state)
+        if is_sse(ctype):
+            # the proxy turned JSON into SSE: the message is the event's data
+            parsed = parse_body(upstream_body, None)
+            rewritten = _data_of(client_body)
+            upstream_text = None if parsed.text == rewritten else parsed.text
+            for message in parse_text(rewritten)[0] if rewritten else ():
+                self._message(state, flow.id, "to-client", message, rewritten or "", upstream_text, mutation, 0)
+            return
+        parsed = parse_body(client_body, ctype)
+        upstream_text = None
+        if client_body != upstream_body:
+            upstream_text = parse_body(upstream_body, ctype).text
+        for message in parsed.messages:
+            self._message(state, flow.id, "to-client", message, parsed.text or "", upstream_text, mutation, None)
+        self._anomalies(flow, state, parsed.anomalies, "response")
+
+    def _finish_stream(self, flow: http.HTTPFlow, state: FlowState) -> None:
+        ticket = state.hold_ticket
+        upstream_body = bytes(state.upstream_sse)
+        upstream_headers = state.upstream_response_headers
+        if ticket is not None:  # held: what the real upstream said is the ticket's, not the hold server's
+            upstream_body = ticket.upstream_body or b""
+            upstream_headers = ticket.upstream_headers
+        client_body = bytes(state.client_sse)
+        self.writer.update("exchanges", ("flow_id", flow.id), {
+            "t_end": flow.response.timestamp_end if flow.response else time.time(), "mutations": state.applied,
+            "upstream_response_headers": _headers(upstream_headers) if upstream_headers else None,
+            "upstream_response_body": upstream_body,
+            "response_body": None if client_body == upstream_body else client_body, "flow_state": _flow_state(flow),
+        })  # fmt: skip
+        if not state.saw_final_response and flow.error is None:
+            self.session.anomaly(flow.id, state.run_id, "sse-without-response",
+                                 "SSE stream ended without a JSON-RPC response to the request", time.time())  # fmt: skip
+
+    def error(self, flow: http.HTTPFlow) -> None:
+        state = self.session.flows.get(flow.id)
+        if state is None:
+            return
+        message = flow.error.msg if flow.error else "unknown error"
+        kind = "client-disconnected" if "client disconnected" in message.lower() else "upstream-unreachable"
+        if flow.response is not None and kind != "client-disconnected":
+            kind = "stream-error"
+        self.writer.update("exchanges", ("flow_id", flow.id), {"error": message, "t_end": time.time()})
+        self.session.anomaly(flow.id, state.run_id, kind, message, time.time())
+        if flow.response is not None and flow.response.stream and not state.finished:
+            state.finished = True
+            self._finish_stream(flow, state)
+
+    def done(self) -> None:
+        self.writer.close()
+
+
+def _data_of(raw: bytes) -> str | None:
+    lines = raw.decode("utf-8", "replace").splitlines()
+    data = [line[5:].removeprefix(" ") for line in lines if line.startswith("data:")]
+    return "\n".join(data) if data else None
+
+
+def _is_hold_progress(data: str | None) -> bool:
+    return bool(data) and "backchannel is holding this response" in data  # type: ignore[operator]
+
+
+def _last_result_mutation(state: FlowState) -> str | None:
+    kinds = [a["kind"] for a in state.applied if a["kind"] in ("drop-result-type", "inject-input-requests")]
+    return kinds[-1] if kinds else None

@@ -1,0 +1,43 @@
+"""The first addon in line: finds each request's run from its /r/<run-id>/ prefix and strips the prefix."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from mitmproxy import http
+
+from .session import FlowState, Session, split_run_path
+from .transforms import error_body
+
+
+class Router:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        run_id, rest = split_run_path(flow.request.path)
+        self.session.flows[flow.id] = FlowState(run_id=run_id, client_path=flow.request.path)
+        flow.request.path = rest
+        flow.request.anticomp()  # the SSE tee must see plain bytes, never gzip
+
+    def request(self, flow: http.HTTPFlow) -> None:
+        state = self.session.flows[flow.id]
+        state.client_request = flow.request.raw_content or b""
+        if state.run_id is None:
+            self.session.anomaly(flow.id, None, "no-run-prefix", f"path {state.client_path!r} has no /r/<run-id>/ prefix; "
+                                 "forwarded without a plan", flow.request.timestamp_start)  # fmt: skip
+            return
+        run = self.session.run_for(state.run_id)
+        if run is not None:
+            # one proxy serves every run; each run names its own upstream
+            parts = urlsplit(run.upstream)
+            flow.request.scheme = parts.scheme or "http"
+            flow.request.host = parts.hostname or "127.0.0.1"
+            flow.request.port = parts.port or (443 if parts.scheme == "https" else 80)
+            return
+        if run is None:
+            detail = f"run {state.run_id!r} is not in the recording; answered 404 without forwarding"
+            self.session.anomaly(flow.id, state.run_id, "unknown-run", detail, flow.request.timestamp_start)
+            flow.response = http.Response.make(
+                404, error_body(None, -32600, detail), {"Content-Type": "application/json"}
+            )

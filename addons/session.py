@@ -1,0 +1,104 @@
+"""State shared by the three addons of one mitmdump process: the writer, the per-flow ledger, the run plans."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from backchannel.recordings.errors import RecordingError
+from backchannel.recordings.reader import read_run
+from backchannel.recordings.store import RecordingWriter
+
+from .plan import Mutation, Plan, PlanError, parse_plan
+
+RUN_PREFIX = re.compile(r"^/r/([A-Za-z0-9_-]{1,64})(/.*)?$")
+
+
+@dataclass
+class FlowState:
+    """What the proxy knows about one flow beyond mitmproxy's own flow object."""
+
+    run_id: str | None
+    client_path: str
+    client_request: bytes = b""
+    request: dict[str, Any] | None = None  # the client's single JSON-RPC request, if it was one
+    active: tuple[Mutation, ...] = ()
+    applied: list[dict[str, Any]] = field(default_factory=list)
+    upstream_response_headers: list[tuple[str, str]] | None = None
+    upstream_response_body: bytes | None = None
+    upstream_sse: bytearray = field(default_factory=bytearray)
+    client_sse: bytearray = field(default_factory=bytearray)
+    sse_items: int = 0
+    saw_final_response: bool = False
+    held_sse: bool = False
+    hold_ticket: Any = None  # a HoldTicket while the hold server answers for this flow
+    finished: bool = False
+
+    def active_kind(self, kind: str) -> Mutation | None:
+        return next((m for m in self.active if m.kind == kind), None)
+
+
+@dataclass
+class RunInfo:
+    run_id: str
+    plan: Plan
+    upstream: str
+
+
+class Session:
+    """One per mitmdump process."""
+
+    def __init__(self, recording: str) -> None:
+        self.recording = recording
+        self.writer = RecordingWriter(recording)
+        self.key = secrets.token_bytes(32)
+        self.flows: dict[str, FlowState] = {}
+        self.runs: dict[str, RunInfo] = {}
+        self.applied_counts: dict[tuple[str, int], int] = {}
+        self.used_states: set[str] = set()
+
+    def run_for(self, run_id: str) -> RunInfo | None:
+        """The run's plan, read from the recording the first time the run is seen (runs are self-describing)."""
+        if run_id not in self.runs:
+            try:
+                run = read_run(self.recording, run_id)
+            except RecordingError:
+                return None
+            if run is None:
+                return None
+            try:
+                plan = parse_plan(dict(run.plan))
+            except PlanError:
+                plan = Plan()  # the orchestrator validates before storing; a broken plan is recorded, not applied
+            self.runs[run_id] = RunInfo(run_id, plan, run.upstream)
+        return self.runs[run_id]
+
+    def take(self, run_id: str, mutation: Mutation) -> bool:
+        """Count one application of a mutation; False once its `times` are used up."""
+        key = (run_id, mutation.index)
+        used = self.applied_counts.get(key, 0)
+        if mutation.times is not None and used >= mutation.times:
+            return False
+        self.applied_counts[key] = used + 1
+        return True
+
+    def anomaly(self, flow_id: str | None, run_id: str | None, kind: str, detail: str, t: float) -> None:
+        self.writer.insert("anomalies", {"run_id": run_id, "flow_id": flow_id, "kind": kind, "detail": detail, "t": t})
+
+
+def split_run_path(path: str) -> tuple[str | None, str]:
+    """('abc', '/mcp') for '/r/abc/mcp'; (None, path) when the path carries no run prefix."""
+    m = RUN_PREFIX.match(path)
+    if not m:
+        return None, path
+    return m.group(1), m.group(2) or "/"
+
+
+def origin_of(url: str) -> str:
+    """scheme://host:port of an upstream URL."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{parts.scheme}://{parts.hostname}:{port}"

@@ -1,0 +1,1 @@
+"""Pure judgments over recordings: no clock, no network, no mitmproxy."""

@@ -1,0 +1,1 @@
+"""Scenario modules for the scripted endpoint: each module defines one module-level `SCENARIO`."""

@@ -1,0 +1,96 @@
+"""A recording as a readable timeline: runs, then messages, SSE items, terminal output and anomalies in order."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from backchannel.recordings.model import Recording, Run
+
+ARROWS = {"to-server": "client → server", "to-client": "server → client"}
+
+
+@dataclass(frozen=True)
+class Line:
+    t: float
+    order: int
+    style: str
+    text: str
+
+
+def _short(text: str, width: int = 160) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= width else one[: width - 1] + "…"
+
+
+def summary(payload: object) -> str:
+    """A message in a few words: method, tool name, resultType, error code."""
+    if not isinstance(payload, dict):
+        return "(not a JSON object)"
+    parts = []
+    params = payload.get("params")
+    if isinstance(params, dict):
+        if "name" in params:
+            parts.append(f"name={params['name']}")
+        for key in ("requestState", "inputResponses"):
+            if key in params:
+                parts.append(f"+{key}")
+    result = payload.get("result")
+    if isinstance(result, dict):
+        parts.append(f"resultType={result.get('resultType', '(absent)')}")
+        if "inputRequests" in result:
+            parts.append("inputRequests=" + ",".join(result["inputRequests"]))
+    error = payload.get("error")
+    if isinstance(error, dict):
+        parts.append(f"error {error.get('code')}: {error.get('message')}")
+    return " ".join(parts)
+
+
+def _run_lines(rec: Recording, run: Run) -> Iterator[Line]:
+    order = 0
+    for message in rec.messages_in(run.id):
+        mark = f"  [mutated: {message.mutation}]" if message.mutation else ""
+        ident = f" id={message.jsonrpc_id}" if message.jsonrpc_id else ""
+        where = f" sse#{message.sse_idx}" if message.sse_idx is not None else ""
+        text = f"#{message.seq:<4} {ARROWS[message.direction]}  {message.kind} {message.method or ''}{ident}{where}  "
+        style = "bold red" if message.mutation else ("cyan" if message.direction == "to-server" else "green")
+        yield Line(message.t or 0.0, order, style, text + summary(message.payload) + mark)
+        order += 1
+    for item in rec.sse_events:
+        if item.run_id == run.id and item.kind != "event":
+            raw = (item.client_raw or b"").decode("utf-8", "replace")
+            yield Line(item.t or 0.0, order, "dim", f"      sse {item.kind} ({item.origin}) {_short(raw, 60)!r}")
+            order += 1
+    for chunk in rec.terminal:
+        if chunk.run_id == run.id:
+            text = chunk.data.decode("utf-8", "replace")
+            for line in text.splitlines() or [""]:
+                yield Line(chunk.t or 0.0, order, "yellow", f"      {chunk.stream}@{chunk.offset}: {_short(line)}")
+                order += 1
+    for anomaly in rec.anomalies:
+        if anomaly.run_id == run.id:
+            yield Line(anomaly.t or 0.0, order, "bold magenta", f"      anomaly {anomaly.kind}: {_short(anomaly.detail)}")
+            order += 1
+
+
+def timeline(rec: Recording) -> Iterator[tuple[str, str]]:
+    """(style, text) lines: each run's header, then its events in time order, then the files it left."""
+    yield "bold", f"recording {rec.path}  format {rec.format_version}  tool {rec.meta.get('tool_version', '?')}"
+    for anomaly in rec.anomalies:
+        if anomaly.run_id is None:
+            yield "bold magenta", f"  anomaly {anomaly.kind}: {_short(anomaly.detail)}"
+    for run in rec.runs:
+        plan = json.dumps(dict(run.plan), separators=(",", ":")) if run.plan else "(no mutations)"
+        yield "bold", ""
+        yield "bold", f"run {run.ordinal} {run.name!r} id={run.id} scenario={run.scenario or '-'} upstream={run.upstream}"
+        yield "", f"  plan: {_short(plan, 200)}"
+        if run.client_argv:
+            yield "", f"  client: {' '.join(run.client_argv)}"
+        if run.outcome:
+            yield "", f"  outcome: {run.outcome} exit={run.exit_code}"
+        for line in sorted(_run_lines(rec, run), key=lambda line: (line.t, line.order)):
+            yield line.style, line.text
+        for found in rec.files:
+            if found.run_id == run.id:
+                yield "blue", f"      file ~/{found.path} ({found.size} bytes{', truncated' if found.truncated else ''})"

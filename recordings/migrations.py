@@ -1,0 +1,57 @@
+"""The recording format, as an ordered list of migrations: the list is the format version."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlite_utils import Database, Migrations
+
+MIGRATION_SET = "backchannel"
+FORMAT_MARKER = "backchannel-recording"
+
+migrations = Migrations(MIGRATION_SET)
+
+
+@migrations()
+def m001_initial(db: Database) -> None:
+    """Runs, HTTP exchanges, JSON-RPC messages, SSE events, terminal output, lab files and anomalies."""
+    statements = [
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        """CREATE TABLE runs (
+            id TEXT PRIMARY KEY, ordinal INTEGER NOT NULL, name TEXT NOT NULL, scenario TEXT,
+            upstream TEXT NOT NULL, plan TEXT NOT NULL, client_argv TEXT, lab_home TEXT,
+            started_at REAL, ended_at REAL, exit_code INTEGER, outcome TEXT, detail TEXT)""",
+        """CREATE TABLE exchanges (
+            seq INTEGER PRIMARY KEY, run_id TEXT, flow_id TEXT NOT NULL UNIQUE,
+            method TEXT, path TEXT, status INTEGER,
+            request_headers TEXT, response_headers TEXT, upstream_response_headers TEXT,
+            request_body BLOB, upstream_request_body BLOB, upstream_response_body BLOB, response_body BLOB,
+            t_request REAL, t_response REAL, t_end REAL, error TEXT, streamed INTEGER NOT NULL DEFAULT 0,
+            mutations TEXT, flow_state BLOB)""",
+        """CREATE TABLE messages (
+            seq INTEGER PRIMARY KEY, run_id TEXT, flow_id TEXT, sse_idx INTEGER,
+            direction TEXT NOT NULL, kind TEXT NOT NULL, jsonrpc_id TEXT, method TEXT,
+            text TEXT NOT NULL, upstream_text TEXT, mutation TEXT, t REAL)""",
+        """CREATE TABLE sse_events (
+            seq INTEGER PRIMARY KEY, run_id TEXT, flow_id TEXT NOT NULL, idx INTEGER NOT NULL,
+            kind TEXT NOT NULL, origin TEXT NOT NULL, upstream_raw BLOB, client_raw BLOB, t REAL)""",
+        """CREATE TABLE terminal (
+            seq INTEGER PRIMARY KEY, run_id TEXT NOT NULL, stream TEXT NOT NULL,
+            offset INTEGER NOT NULL, data BLOB NOT NULL, t REAL)""",
+        """CREATE TABLE files (
+            seq INTEGER PRIMARY KEY, run_id TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
+            data BLOB, truncated INTEGER NOT NULL DEFAULT 0)""",
+        """CREATE TABLE anomalies (
+            seq INTEGER PRIMARY KEY, run_id TEXT, flow_id TEXT, kind TEXT NOT NULL, detail TEXT NOT NULL, t REAL)""",
+        "CREATE INDEX messages_run ON messages(run_id, seq)",
+        "CREATE INDEX exchanges_run ON exchanges(run_id, seq)",
+        "CREATE INDEX sse_run ON sse_events(run_id, seq)",
+        "CREATE INDEX terminal_run ON terminal(run_id, seq)",
+    ]
+    for sql in statements:
+        db.execute(sql)
+
+
+def columns_of(db: Any, table: str) -> list[str]:
+    """The column names of a table, for validating writes."""
+    return [row[1] for row in db.execute(f"PRAGMA table_info({table})").fetchall()]

@@ -1,0 +1,192 @@
+"""Plain, frozen records of one recording: runs, exchanges, messages, SSE events, terminal output, lab files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Direction = Literal["to-server", "to-client"]
+Headers = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Run:
+    """One execution of the client under test against one mutation plan; reached at /r/<id>/mcp."""
+
+    id: str
+    ordinal: int
+    name: str
+    scenario: str | None
+    upstream: str
+    plan: Mapping[str, Any]
+    client_argv: tuple[str, ...] | None = None
+    lab_home: str | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+    exit_code: int | None = None
+    outcome: str | None = None
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def path_prefix(self) -> str:
+        return f"/r/{self.id}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exchange:
+    """One HTTP request and its response, with the bytes both as the upstream saw them and as the client did."""
+
+    seq: int
+    run_id: str | None
+    flow_id: str
+    method: str | None
+    path: str | None
+    status: int | None
+    request_headers: Headers
+    response_headers: Headers
+    upstream_response_headers: Headers
+    request_body: bytes | None
+    upstream_request_body: bytes | None
+    upstream_response_body: bytes | None
+    response_body: bytes | None
+    t_request: float | None
+    t_response: float | None
+    t_end: float | None
+    error: str | None
+    streamed: bool
+    mutations: tuple[Mapping[str, Any], ...]
+    flow_state: bytes | None = None
+
+    def header(self, name: str, *, response: bool = False) -> str | None:
+        """The first value of a header (case-insensitive), from the request or the response."""
+        wanted = name.lower()
+        for key, value in self.response_headers if response else self.request_headers:
+            if key.lower() == wanted:
+                return value
+        return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """One JSON-RPC message as it crossed the proxy; `text` is what the receiving side got."""
+
+    seq: int
+    run_id: str | None
+    flow_id: str | None
+    sse_idx: int | None
+    direction: Direction
+    kind: str
+    jsonrpc_id: str | None
+    method: str | None
+    text: str
+    upstream_text: str | None
+    mutation: str | None
+    t: float | None = None
+
+    @property
+    def payload(self) -> Any:
+        """The message parsed; None if its text is not JSON (recorded as an anomaly)."""
+        try:
+            return json.loads(self.text)
+        except ValueError:
+            return None
+
+    @property
+    def upstream_payload(self) -> Any:
+        """The message as the other side sent it, before any rewrite."""
+        if self.upstream_text is None:
+            return self.payload
+        try:
+            return json.loads(self.upstream_text)
+        except ValueError:
+            return None
+
+    @property
+    def rpc_id(self) -> Any:
+        return None if self.jsonrpc_id is None else json.loads(self.jsonrpc_id)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SseEvent:
+    """One SSE item (event, comment or truncated tail) as it passed, with both byte truths."""
+
+    seq: int
+    run_id: str | None
+    flow_id: str
+    idx: int
+    kind: str
+    origin: str
+    upstream_raw: bytes | None
+    client_raw: bytes | None
+    t: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TerminalChunk:
+    """Bytes the client process wrote to stdout or stderr, at a byte offset within that stream."""
+
+    seq: int
+    run_id: str
+    stream: str
+    offset: int
+    data: bytes
+    t: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LabFile:
+    """A text file the client left under its lab HOME, path relative to HOME."""
+
+    seq: int
+    run_id: str
+    path: str
+    size: int
+    data: bytes | None
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Anomaly:
+    """Something on the wire that was not what the protocol allows, or a failure around it."""
+
+    seq: int
+    run_id: str | None
+    flow_id: str | None
+    kind: str
+    detail: str
+    t: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Recording:
+    """The whole file."""
+
+    path: str
+    meta: Mapping[str, str]
+    format_version: str
+    runs: tuple[Run, ...]
+    exchanges: tuple[Exchange, ...]
+    messages: tuple[Message, ...]
+    sse_events: tuple[SseEvent, ...]
+    terminal: tuple[TerminalChunk, ...]
+    files: tuple[LabFile, ...]
+    anomalies: tuple[Anomaly, ...]
+
+    def run(self, run_id: str) -> Run:
+        for run in self.runs:
+            if run.id == run_id:
+                return run
+        raise KeyError(run_id)
+
+    def messages_in(self, run_id: str) -> Iterator[Message]:
+        return (m for m in self.messages if m.run_id == run_id)
+
+    def exchanges_in(self, run_id: str) -> Iterator[Exchange]:
+        return (x for x in self.exchanges if x.run_id == run_id)
+
+    def terminal_bytes(self, run_id: str, stream: str) -> bytes:
+        """The whole stdout or stderr of a run, reassembled by offset."""
+        chunks = sorted((c for c in self.terminal if c.run_id == run_id and c.stream == stream), key=lambda c: c.offset)
+        return b"".join(c.data for c in chunks)

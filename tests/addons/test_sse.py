@@ -1,0 +1,349 @@
+"""Behaviour of the incremental SSE splitter and rewriter under arbitrary chunking."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from backchannel.addons.sse import SseItem, SseLineSplitter, SseRewriter
+
+Transform = Callable[[str], str | None]
+
+
+def run(
+    chunks: list[bytes], transform: Transform | None = None
+) -> tuple[list[list[bytes]], list[SseItem], SseRewriter]:
+    """Feed chunks then b"", returning each call's output, the reported items and the rewriter."""
+    items: list[SseItem] = []
+    rw = SseRewriter(transform, items.append)
+    outs = [rw(c) for c in chunks]
+    outs.append(rw(b""))
+    return outs, items, rw
+
+
+def joined(outs: list[list[bytes]]) -> bytes:
+    return b"".join(b"".join(o) for o in outs)
+
+
+def cut(stream: bytes, points: list[int]) -> list[bytes]:
+    bounds = [0, *sorted({p for p in points if 0 < p < len(stream)}), len(stream)]
+    return [stream[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def spec_events(stream: bytes) -> list[tuple[str | None, str]]:
+    """A whole-buffer reference parser after the WHATWG algorithm: the (event, data) of each dispatch."""
+    text = stream.decode("utf-8", "replace").removeprefix("\ufeff")
+    lines = _LINE_BREAK.split(text)[:-1]  # the piece after the last break is an unterminated line
+    events: list[tuple[str | None, str]] = []
+    data: list[str] = []
+    event: str | None = None
+    for line in lines:
+        if not line:
+            if data:
+                events.append((event, "\n".join(data)))
+            data, event = [], None
+            continue
+        if line.startswith(":"):
+            continue
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+    return events
+
+
+# ---- stream generators -------------------------------------------------------------------------
+
+_text = st.text(alphabet=st.characters(exclude_characters="\r\n", codec="utf-8"), max_size=12)
+_junk = st.binary(max_size=12).map(lambda b: b.replace(b"\r", b"").replace(b"\n", b""))
+_term = st.sampled_from([b"\n", b"\r\n", b"\r"])
+
+
+def _encoded(prefix: bytes) -> st.SearchStrategy[bytes]:
+    return _text.map(lambda t: prefix + t.encode())
+
+
+_line_body = st.one_of(
+    _encoded(b":"),
+    _encoded(b"data: "),
+    _encoded(b"data:"),
+    st.just(b"data"),
+    _encoded(b"event: "),
+    _encoded(b"id: "),
+    _encoded(b"retry: "),
+    _encoded(b"x-unknown: "),
+    st.just(b""),
+    st.just(b""),
+    _junk,
+)
+
+
+@st.composite
+def sse_streams(draw: st.DrawFn) -> bytes:
+    lines = draw(st.lists(st.tuples(_line_body, _term), max_size=30))
+    stream = b"".join(body + term for body, term in lines)
+    if draw(st.booleans()):
+        stream = b"\xef\xbb\xbf" + stream
+    if draw(st.booleans()):
+        stream += draw(_line_body)  # an unterminated last line
+    return stream
+
+
+_cuts = st.lists(st.integers(min_value=1, max_value=600), max_size=40)
+
+
+def _wrap(d: str) -> str:
+    return json.dumps({"was": d}) + "\nsecond line"
+
+
+def _raise(d: str) -> str:
+    raise ValueError(d)
+
+
+# ---- line splitter -----------------------------------------------------------------------------
+
+
+def test_splitter_keeps_each_lines_own_terminator() -> None:
+    sp = SseLineSplitter()
+    assert sp.feed(b"a\r\nb\nc\rd") == [b"a\r\n", b"b\n", b"c\r"]
+    assert sp.flush() == b"d"
+
+
+def test_splitter_holds_a_lone_trailing_cr_until_the_next_chunk_decides() -> None:
+    sp = SseLineSplitter()
+    assert sp.feed(b"a\r") == []
+    assert sp.feed(b"\nb\r") == [b"a\r\n"]
+    assert sp.feed(b"c") == [b"b\r"]
+    assert sp.flush() == b"c"
+
+
+def test_splitter_joins_a_line_spread_over_many_chunks() -> None:
+    sp = SseLineSplitter()
+    assert all(sp.feed(b"x" * 1000) == [] for _ in range(500))
+    assert sp.feed(b"\n") == [b"x" * 500_000 + b"\n"]
+    assert sp.flush() == b""
+
+
+@given(sse_streams(), _cuts)
+def test_splitter_lines_do_not_depend_on_chunking(stream: bytes, points: list[int]) -> None:
+    sp = SseLineSplitter()
+    lines = [line for c in cut(stream, points) for line in sp.feed(c)]
+    rest = sp.flush()
+    assert b"".join(lines) + rest == stream
+    assert lines == stream.splitlines(keepends=True)[: len(lines)]
+    assert lines + ([rest] if rest else []) == stream.splitlines(keepends=True)
+
+
+# ---- passthrough properties --------------------------------------------------------------------
+
+
+@given(sse_streams(), _cuts, st.sampled_from([None, lambda d: None, lambda d: d, _raise]))
+def test_passthrough_output_is_byte_identical_and_items_ignore_chunking(
+    stream: bytes, points: list[int], transform: Transform | None
+) -> None:
+    outs, items, rw = run(cut(stream, points), transform)
+    assert joined(outs) == stream
+    assert all(piece for out in outs for piece in out)  # never an empty frame
+    _, whole_items, _ = run([stream], transform)
+    assert items == whole_items
+    assert rw.items == len(items)
+    assert all(not i.changed and i.client_raw == i.upstream_raw for i in items)
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=300), _cuts)
+def test_arbitrary_bytes_never_raise_and_pass_through(stream: bytes, points: list[int]) -> None:
+    outs, _, _ = run(cut(stream, points), None)
+    assert joined(outs) == stream
+    outs, _, _ = run(cut(stream, points), lambda d: d + "!")
+    assert spec_events(joined(outs)) == [(e, d + "!") for e, d in spec_events(stream)]
+
+
+# ---- rewriting properties ----------------------------------------------------------------------
+
+
+@given(sse_streams(), _cuts)
+def test_rewritten_stream_parses_to_the_transformed_events_under_any_chunking(stream: bytes, points: list[int]) -> None:
+    outs, items, _ = run(cut(stream, points), _wrap)
+    whole_outs, whole_items, _ = run([stream], _wrap)
+    assert joined(outs) == joined(whole_outs)
+    assert items == whole_items
+    assert spec_events(joined(outs)) == [(e, _wrap(d)) for e, d in spec_events(stream)]
+    events = [i for i in items if i.kind == "event" and i.data is not None]
+    assert [i.data for i in events] == [d for _, d in spec_events(stream)]
+    assert all(i.changed for i in events)
+
+
+# ---- per-call forwarding -----------------------------------------------------------------------
+
+
+def test_comments_and_field_lines_leave_in_the_call_that_completed_them() -> None:
+    items: list[SseItem] = []
+    rw = SseRewriter(lambda d: d.upper(), items.append)
+    assert rw(b":keep") == []
+    assert rw(b"-alive\r\n") == [b":keep-alive\r\n"]
+    assert [i.kind for i in items] == ["comment"]
+    assert rw(b"event: message\r\nid: 7\r\nretry: 10\r\nda") == [b"event: message\r\nid: 7\r\nretry: 10\r\n"]
+    assert rw(b"ta: hello\r\n") == []  # data is held
+    assert rw(b"data: world\r\n") == []
+    assert rw(b"\r\n") == [b"data: HELLO\r\ndata: WORLD\r\n\r\n"]
+    assert rw(b"") == []
+    assert items[1] == SseItem(
+        kind="event",
+        upstream_raw=b"event: message\r\nid: 7\r\nretry: 10\r\ndata: hello\r\ndata: world\r\n\r\n",
+        client_raw=b"event: message\r\nid: 7\r\nretry: 10\r\ndata: HELLO\r\ndata: WORLD\r\n\r\n",
+        data="hello\nworld",
+        event="message",
+        event_id="7",
+        changed=True,
+    )
+    assert rw.items == 2
+
+
+def test_comment_inside_an_event_is_reported_at_once_but_stays_behind_held_data() -> None:
+    items: list[SseItem] = []
+    rw = SseRewriter(None, items.append)
+    assert rw(b"data: a\n") == []
+    assert rw(b": ping\n") == []
+    assert [i.kind for i in items] == ["comment"]
+    assert rw(b"event: late\n\n") == [b"data: a\n: ping\nevent: late\n\n"]
+    assert items[1].upstream_raw == b"data: a\nevent: late\n\n"
+    assert items[1].event == "late"
+
+
+def test_rewrite_of_an_event_with_late_fields_keeps_them_before_the_new_data() -> None:
+    items: list[SseItem] = []
+    rw = SseRewriter(lambda d: "new", items.append)
+    assert rw(b"data: a\r: c\rid: 1\rdata: b\r\r") == []  # the last \r might still be half of \r\n
+    out = rw(b"")
+    assert out == [b": c\rid: 1\rdata: new\r\r"]
+    assert items[-1].client_raw == b"id: 1\rdata: new\r\r"
+    assert spec_events(out[0]) == [(None, "new")]
+
+
+# ---- rewriting ---------------------------------------------------------------------------------
+
+
+def test_rewriting_changes_only_the_event_the_transform_replaces() -> None:
+    stream = b'data: {"n": 1}\n\ndata: {"n": 2}\n\n: c\n\ndata: {"n": 3}\n\n'
+
+    def bump_two(d: str) -> str | None:
+        msg = json.loads(d)
+        return json.dumps({"n": 20}) if msg["n"] == 2 else None
+
+    outs, items, _ = run([stream], bump_two)
+    assert joined(outs) == stream.replace(b'{"n": 2}', b'{"n": 20}')
+    assert [i.changed for i in items if i.kind == "event"] == [False, True, False]
+
+
+def test_crlf_framing_survives_a_rewrite_and_multiline_data_is_split_per_line() -> None:
+    outs, items, _ = run([b"event: e\r\ndata: one\r\ndata:two\r\n\r\n"], lambda d: d + "\nthree")
+    assert joined(outs) == b"event: e\r\ndata: one\r\ndata: two\r\ndata: three\r\n\r\n"
+    assert items[0].data == "one\ntwo"
+
+
+def test_a_returned_cr_or_crlf_becomes_separate_data_lines() -> None:
+    outs, _, _ = run([b"data: x\n\n"], lambda d: "a\r\nb\rc")
+    assert joined(outs) == b"data: a\ndata: b\ndata: c\n\n"
+
+
+def test_returning_the_same_string_keeps_the_upstream_bytes() -> None:
+    stream = b"data:  two spaces\xff\r\n\r\n"
+    outs, items, _ = run([stream], lambda d: d)
+    assert joined(outs) == stream
+    assert items[0].data == " two spaces\ufffd"
+    assert not items[0].changed
+
+
+def test_a_transform_that_raises_leaves_the_stream_unchanged() -> None:
+    stream = b"id: 1\ndata: {broken\n\ndata: 2\n\n"
+    outs, items, _ = run([stream[:9], stream[9:]], _raise)
+    assert joined(outs) == stream
+    assert [(i.kind, i.changed) for i in items] == [("event", False), ("event", False)]
+
+
+def test_an_event_without_data_is_reported_and_never_given_to_the_transform() -> None:
+    seen: list[str] = []
+
+    def spy(d: str) -> None:
+        seen.append(d)
+
+    outs, items, _ = run([b"event: ping\nid: 9\n\n"], spy)
+    assert outs[0] == [b"event: ping\nid: 9\n\n"]
+    assert items == [SseItem("event", b"event: ping\nid: 9\n\n", b"event: ping\nid: 9\n\n", None, "ping", "9", False)]
+    assert seen == []
+
+
+def test_stray_blank_lines_are_forwarded_at_once_and_not_reported() -> None:
+    outs, items, _ = run([b":c\n", b"\n", b"\r\n"], lambda d: "x")
+    assert outs == [[b":c\n"], [b"\n"], [b"\r\n"], []]
+    assert [i.kind for i in items] == ["comment"]
+
+
+def test_a_leading_bom_is_ignored_for_parsing_and_kept_unless_its_data_line_is_rewritten() -> None:
+    outs, items, _ = run([b"\xef\xbb\xbfdata: a\n\n"], lambda d: d.upper())
+    assert joined(outs) == b"data: A\n\n"
+    assert items[0].upstream_raw == b"\xef\xbb\xbfdata: a\n\n"
+    outs, _, _ = run([b"\xef\xbb\xbf: hi\n"])
+    assert joined(outs) == b"\xef\xbb\xbf: hi\n"
+
+
+# ---- end of stream -----------------------------------------------------------------------------
+
+
+def test_a_stream_cut_mid_event_is_forwarded_unchanged_and_reported_truncated() -> None:
+    seen: list[str] = []
+
+    def spy(d: str) -> str:
+        seen.append(d)
+        return "changed"
+
+    outs, items, _ = run([b"event: e\ndata: a\ndata: b"], spy)
+    assert outs == [[b"event: e\n"], [b"data: a\ndata: b"]]
+    assert items == [
+        SseItem("truncated", b"event: e\ndata: a\ndata: b", b"event: e\ndata: a\ndata: b", "a\nb", "e", None, False)
+    ]
+    assert seen == []
+
+
+def test_an_open_event_without_data_at_the_end_is_reported_truncated_with_no_data() -> None:
+    outs, items, _ = run([b"event: e\nid: 3\n"])
+    assert outs == [[b"event: e\nid: 3\n"], []]
+    assert items == [SseItem("truncated", b"event: e\nid: 3\n", b"event: e\nid: 3\n", None, "e", "3", False)]
+
+
+def test_a_partial_last_line_without_an_event_is_forwarded_as_is() -> None:
+    outs, items, _ = run([b": c\n", b": partial"])
+    assert outs == [[b": c\n"], [], [b": partial"]]
+    assert [i.kind for i in items] == ["comment", "comment"]
+
+
+def test_a_lone_cr_across_chunks_ends_the_line_only_when_the_next_byte_decides() -> None:
+    items: list[SseItem] = []
+    rw = SseRewriter(lambda d: d.upper(), items.append)
+    assert rw(b": a\r") == []
+    assert rw(b"\n") == [b": a\r\n"]
+    assert rw(b": b\r") == []
+    assert rw(b"data: x\r") == [b": b\r"]
+    assert rw(b"\r") == []  # could still be \r\n
+    assert rw(b"") == [b"data: X\r\r"]
+    assert [i.kind for i in items] == ["comment", "comment", "event"]
+
+
+def test_end_of_stream_resets_state_for_the_next_message() -> None:
+    items: list[SseItem] = []
+    rw = SseRewriter(None, items.append)
+    assert rw(b"data: a") == []
+    assert rw(b"") == [b"data: a"]
+    assert rw(b"data: b\n\n") == [b"data: b\n\n"]
+    assert [i.kind for i in items] == ["truncated", "event"]
