@@ -15,7 +15,6 @@ from backchannel.addons.router import Router
 from backchannel.addons.session import Session
 from backchannel.recordings.errors import RecordingError
 
-
 READY_MARKER = "BACKCHANNEL-READY"
 
 
@@ -37,18 +36,18 @@ class Backchannel:
             return
         path = ctx.options.backchannel_recording
         if not path:
-            raise exceptions.OptionsError("backchannel_recording is required: the recording to write into")
+            raise exceptions.OptionsError("backchannel_recording is required: the recording to write into")  # type: ignore[no-untyped-call]
         try:
             self.session = Session(path)
         except (RecordingError, OSError) as exc:
-            raise exceptions.OptionsError(f"cannot open recording {path}: {exc}") from exc
+            raise exceptions.OptionsError(f"cannot open recording {path}: {exc}") from exc  # type: ignore[no-untyped-call]
         self.recorder = Recorder(self.session)
         self.router = Router(self.session)
         self.rewriter = Rewriter(self.session, self.holds, self.recorder.sse_item)
 
     async def running(self) -> None:
         await self.holds.start()
-        addrs = ctx.master.addons.get("proxyserver").listen_addrs()
+        addrs = ctx.master.addons.get("proxyserver").listen_addrs()  # type: ignore[no-untyped-call]
         info = {"proxy_port": addrs[0][1] if addrs else None, "hold_port": self.holds.port, "pid": os.getpid()}
         # the launcher waits for this line on our stdout: readiness is an event, not a poll
         print(READY_MARKER, json.dumps(info), flush=True)

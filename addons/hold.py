@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import json
 import secrets
 import socket
 import time
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from .transforms import KEEPALIVE, progress_event, sse_event
@@ -28,6 +30,7 @@ class HoldTicket:
     hold_ms: int
     keepalive_ms: int
     progress_token: str | int | None
+    request_id: Any = None
     # filled in by the server, read by the Recorder: what the real upstream answered
     upstream_status: int | None = None
     upstream_headers: list[tuple[str, str]] = field(default_factory=list)
@@ -134,7 +137,6 @@ class HoldServer:
         if ticket.upstream_error is None and body:
             return sse_event(body.decode("utf-8", "replace"))
         reason = ticket.upstream_error or f"upstream answered HTTP {ticket.upstream_status} with no body"
-        note = '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"backchannel hold: %s"}}' % reason.replace(
-            '"', "'"
-        )
+        error = {"code": -32603, "message": f"backchannel hold: the upstream failed: {reason}"}
+        note = json.dumps({"jsonrpc": "2.0", "id": ticket.request_id, "error": error}, separators=(",", ":"))
         return sse_event(note)

@@ -30,7 +30,7 @@ def _skip_ws(text: str, i: int) -> int:
 def _members(text: str, i: int) -> list[tuple[str, int, int, int]]:
     """(key, member start, value start, value end) for each member of the object opening at text[i]."""
     assert text[i] == "{"
-    out = []
+    out: list[tuple[str, int, int, int]] = []
     i = _skip_ws(text, i + 1)
     if text[i] == "}":
         return out

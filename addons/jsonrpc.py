@@ -66,7 +66,9 @@ def parse_body(body: bytes | None, content_type: str | None) -> ParsedBody:
     if not body:
         return ParsedBody(None, (), ())
     if len(body) > PARSE_LIMIT:
-        return ParsedBody(None, (), (("body-too-large", f"{len(body)} bytes, over the {PARSE_LIMIT}-byte parse limit; kept raw"),))
+        return ParsedBody(
+            None, (), (("body-too-large", f"{len(body)} bytes, over the {PARSE_LIMIT}-byte parse limit; kept raw"),)
+        )
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:

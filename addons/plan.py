@@ -57,10 +57,14 @@ def _require(cond: bool, where: str, what: str) -> None:
 def _check_params(where: str, kind: str, raw: dict[str, Any]) -> None:
     if kind == "inject-input-requests":
         requests = raw.get("inputRequests")
-        _require(isinstance(requests, dict) and bool(requests), where, "inputRequests must be a non-empty object")
+        if not isinstance(requests, dict) or not requests:
+            raise PlanError(f"{where}: inputRequests must be a non-empty object")
         for key, value in requests.items():
-            _require(isinstance(value, dict) and isinstance(value.get("method"), str), where,
-                     f"inputRequests.{key} must be an object with a string method")  # fmt: skip
+            _require(
+                isinstance(value, dict) and isinstance(value.get("method"), str),
+                where,
+                f"inputRequests.{key} must be an object with a string method",
+            )
     elif kind == "hold":
         _require(isinstance(raw.get("ms", 0), int) and raw.get("ms", 0) >= 0, where, "ms must be a whole number >= 0")
         _require(raw.get("as", "json") in ("json", "sse"), where, "as must be 'json' or 'sse'")
@@ -68,8 +72,11 @@ def _check_params(where: str, kind: str, raw: dict[str, Any]) -> None:
         _require(isinstance(keepalive, int) and keepalive > 0, where, "keepaliveMs must be a whole number > 0")
     elif kind == "error":
         error = raw.get("error")
-        _require(isinstance(error, dict) and isinstance(error.get("code"), int) and isinstance(error.get("message"), str),
-                 where, "error must be an object with an integer code and a string message")  # fmt: skip
+        _require(
+            isinstance(error, dict) and isinstance(error.get("code"), int) and isinstance(error.get("message"), str),
+            where,
+            "error must be an object with an integer code and a string message",
+        )
         _require(isinstance(raw.get("status", 400), int), where, "status must be an HTTP status number")
 
 
@@ -87,8 +94,11 @@ def parse_plan(raw: Any) -> Plan:
         kind = item.get("kind")
         _require(kind in KINDS, where, f"kind {kind!r} is not one of {', '.join(KINDS)}")
         match = item.get("match", {})
-        _require(isinstance(match, dict) and set(match) <= {"method", "name"}, where,
-                 "match may hold only 'method' and 'name'")  # fmt: skip
+        _require(
+            isinstance(match, dict) and set(match) <= {"method", "name"},
+            where,
+            "match may hold only 'method' and 'name'",
+        )
         times = item.get("times")
         _require(times is None or (isinstance(times, int) and times > 0), where, "times must be a whole number > 0")
         _check_params(where, str(kind), item)

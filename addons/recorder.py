@@ -11,7 +11,7 @@ from mitmproxy import http
 
 from .jsonrpc import ParsedMessage, is_sse, parse_body, parse_text
 from .redact import redact_headers
-from .session import FlowState, Session
+from .session import FlowState, Session, header_pairs
 from .sse import SseItem
 
 
@@ -27,7 +27,8 @@ def _flow_state(flow: http.HTTPFlow) -> bytes | None:
             if state.get(part):
                 state[part]["content"] = None
         state["backup"] = None
-        return msgpack.packb(state, use_bin_type=True)
+        packed: bytes = msgpack.packb(state, use_bin_type=True)
+        return packed
     except (TypeError, ValueError):
         return None
 
@@ -42,13 +43,20 @@ class Recorder:
         if state is None:
             return
         forwarded = flow.request.raw_content or b""
-        self.writer.insert("exchanges", {
-            "run_id": state.run_id, "flow_id": flow.id, "method": flow.request.method, "path": state.client_path,
-            "request_headers": _headers(list(flow.request.headers.items(multi=True))),
-            "request_body": state.client_request,
-            "upstream_request_body": None if forwarded == state.client_request else forwarded,
-            "t_request": flow.request.timestamp_start, "mutations": state.applied,
-        })  # fmt: skip
+        self.writer.insert(
+            "exchanges",
+            {
+                "run_id": state.run_id,
+                "flow_id": flow.id,
+                "method": flow.request.method,
+                "path": state.client_path,
+                "request_headers": _headers(header_pairs(flow.request.headers)),
+                "request_body": state.client_request,
+                "upstream_request_body": None if forwarded == state.client_request else forwarded,
+                "t_request": flow.request.timestamp_start,
+                "mutations": state.applied,
+            },
+        )
         if flow.request.method != "POST":
             return
         parsed = parse_body(state.client_request, flow.request.headers.get("content-type"))
@@ -58,18 +66,39 @@ class Recorder:
             self._message(state, flow.id, "to-server", message, parsed.text or "", upstream, mutation, None)
         self._anomalies(flow, state, parsed.anomalies, "request")
 
-    def _message(self, state: FlowState, flow_id: str, direction: str, message: ParsedMessage, text: str,
-                 upstream: str | None, mutation: str | None, sse_idx: int | None) -> None:  # fmt: skip
+    def _message(
+        self,
+        state: FlowState,
+        flow_id: str,
+        direction: str,
+        message: ParsedMessage,
+        text: str,
+        upstream: str | None,
+        mutation: str | None,
+        sse_idx: int | None,
+    ) -> None:
         method = message.method
         if method is None and state.request is not None and direction == "to-client":
             method = state.request.get("method") if isinstance(state.request.get("method"), str) else None
-        own_text = text if len(text) and message.payload is not None and not isinstance(json.loads(text), list) else None
-        self.writer.insert("messages", {
-            "run_id": state.run_id, "flow_id": flow_id, "sse_idx": sse_idx, "direction": direction,
-            "kind": message.kind, "jsonrpc_id": message.jsonrpc_id, "method": method,
-            "text": own_text or json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False),
-            "upstream_text": upstream, "mutation": mutation, "t": time.time(),
-        })  # fmt: skip
+        own_text = (
+            text if len(text) and message.payload is not None and not isinstance(json.loads(text), list) else None
+        )
+        self.writer.insert(
+            "messages",
+            {
+                "run_id": state.run_id,
+                "flow_id": flow_id,
+                "sse_idx": sse_idx,
+                "direction": direction,
+                "kind": message.kind,
+                "jsonrpc_id": message.jsonrpc_id,
+                "method": method,
+                "text": own_text or json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False),
+                "upstream_text": upstream,
+                "mutation": mutation,
+                "t": time.time(),
+            },
+        )
 
     def _anomalies(self, flow: http.HTTPFlow, state: FlowState, found: Any, where: str) -> None:
         for kind, detail in found:
@@ -78,23 +107,43 @@ class Recorder:
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)
         if state is not None and flow.response is not None and flow.response.stream:
-            self.writer.update("exchanges", ("flow_id", flow.id), {
-                "status": flow.response.status_code, "streamed": 1, "t_response": flow.response.timestamp_start,
-                "response_headers": _headers(list(flow.response.headers.items(multi=True))),
-            })  # fmt: skip
+            self.writer.update(
+                "exchanges",
+                ("flow_id", flow.id),
+                {
+                    "status": flow.response.status_code,
+                    "streamed": 1,
+                    "t_response": flow.response.timestamp_start,
+                    "response_headers": _headers(header_pairs(flow.response.headers)),
+                },
+            )
 
     def sse_item(self, flow: http.HTTPFlow, state: FlowState, item: SseItem) -> None:
         """Called from inside the stream as each SSE item passes, so an abandoned stream is still recorded."""
         idx = state.sse_items
         state.sse_items += 1
         origin = "proxy" if state.held_sse and (item.kind == "comment" or _is_hold_progress(item.data)) else "upstream"
-        self.writer.insert("sse_events", {
-            "run_id": state.run_id, "flow_id": flow.id, "idx": idx, "kind": item.kind, "origin": origin,
-            "upstream_raw": item.upstream_raw, "client_raw": item.client_raw, "t": time.time(),
-        })  # fmt: skip
+        self.writer.insert(
+            "sse_events",
+            {
+                "run_id": state.run_id,
+                "flow_id": flow.id,
+                "idx": idx,
+                "kind": item.kind,
+                "origin": origin,
+                "upstream_raw": item.upstream_raw,
+                "client_raw": item.client_raw,
+                "t": time.time(),
+            },
+        )
         if item.kind == "truncated":
-            self.session.anomaly(flow.id, state.run_id, "truncated-sse",
-                                 f"stream ended inside an event ({len(item.upstream_raw)} bytes held)", time.time())  # fmt: skip
+            self.session.anomaly(
+                flow.id,
+                state.run_id,
+                "truncated-sse",
+                f"stream ended inside an event ({len(item.upstream_raw)} bytes held)",
+                time.time(),
+            )
             return
         if item.kind != "event" or item.data is None:
             return
@@ -117,15 +166,23 @@ class Recorder:
             return
         client_body = flow.response.raw_content or b""
         upstream_body = state.upstream_response_body if state.upstream_response_body is not None else client_body
-        self.writer.update("exchanges", ("flow_id", flow.id), {
-            "status": flow.response.status_code, "t_response": flow.response.timestamp_start,
-            "t_end": flow.response.timestamp_end, "mutations": state.applied,
-            "response_headers": _headers(list(flow.response.headers.items(multi=True))),
-            "upstream_response_headers": _headers(state.upstream_response_headers) if state.upstream_response_headers else None,
-            "upstream_response_body": upstream_body,
-            "response_body": None if client_body == upstream_body else client_body,
-            "flow_state": _flow_state(flow),
-        })  # fmt: skip
+        self.writer.update(
+            "exchanges",
+            ("flow_id", flow.id),
+            {
+                "status": flow.response.status_code,
+                "t_response": flow.response.timestamp_start,
+                "t_end": flow.response.timestamp_end,
+                "mutations": state.applied,
+                "response_headers": _headers(header_pairs(flow.response.headers)),
+                "upstream_response_headers": _headers(state.upstream_response_headers)
+                if state.upstream_response_headers
+                else None,
+                "upstream_response_body": upstream_body,
+                "response_body": None if client_body == upstream_body else client_body,
+                "flow_state": _flow_state(flow),
+            },
+        )
         ctype = flow.response.headers.get("content-type")
         mutation = _last_result_mutation(state)
         if is_sse(ctype):
@@ -152,15 +209,26 @@ class Recorder:
             upstream_body = ticket.upstream_body or b""
             upstream_headers = ticket.upstream_headers
         client_body = bytes(state.client_sse)
-        self.writer.update("exchanges", ("flow_id", flow.id), {
-            "t_end": flow.response.timestamp_end if flow.response else time.time(), "mutations": state.applied,
-            "upstream_response_headers": _headers(upstream_headers) if upstream_headers else None,
-            "upstream_response_body": upstream_body,
-            "response_body": None if client_body == upstream_body else client_body, "flow_state": _flow_state(flow),
-        })  # fmt: skip
+        self.writer.update(
+            "exchanges",
+            ("flow_id", flow.id),
+            {
+                "t_end": flow.response.timestamp_end if flow.response else time.time(),
+                "mutations": state.applied,
+                "upstream_response_headers": _headers(upstream_headers) if upstream_headers else None,
+                "upstream_response_body": upstream_body,
+                "response_body": None if client_body == upstream_body else client_body,
+                "flow_state": _flow_state(flow),
+            },
+        )
         if not state.saw_final_response and flow.error is None:
-            self.session.anomaly(flow.id, state.run_id, "sse-without-response",
-                                 "SSE stream ended without a JSON-RPC response to the request", time.time())  # fmt: skip
+            self.session.anomaly(
+                flow.id,
+                state.run_id,
+                "sse-without-response",
+                "SSE stream ended without a JSON-RPC response to the request",
+                time.time(),
+            )
 
     def error(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)

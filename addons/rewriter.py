@@ -13,7 +13,7 @@ from . import request_state
 from .hold import HoldServer, HoldTicket
 from .jsonrpc import is_json, is_sse
 from .plan import Mutation
-from .session import FlowState, Session, origin_of
+from .session import FlowState, Session, header_pairs, origin_of
 from .sse import SseItem, SseRewriter
 from .transforms import error_body, progress_token, rewrite_response, sse_event
 
@@ -78,7 +78,9 @@ class Rewriter:
         )
         return True
 
-    def _respond_error(self, flow: http.HTTPFlow, state: FlowState, mutation: Mutation, request: dict[str, Any]) -> None:
+    def _respond_error(
+        self, flow: http.HTTPFlow, state: FlowState, mutation: Mutation, request: dict[str, Any]
+    ) -> None:
         err = mutation.params["error"]
         body = error_body(request.get("id"), err["code"], err["message"], err.get("data"))
         status = int(mutation.params.get("status", 400))
@@ -89,11 +91,12 @@ class Rewriter:
         ticket = HoldTicket(
             upstream=origin_of(upstream),
             path=flow.request.path,
-            headers=list(flow.request.headers.items(multi=True)),
+            headers=header_pairs(flow.request.headers),
             body=flow.request.raw_content or b"",
             hold_ms=int(hold.params.get("ms", 0)),
             keepalive_ms=int(hold.params.get("keepaliveMs", 500)),
             progress_token=progress_token(state.request) if hold.params.get("progress", True) else None,
+            request_id=state.request.get("id") if state.request else None,
         )
         state.hold_ticket = ticket
         state.held_sse = True
@@ -119,7 +122,7 @@ class Rewriter:
         state = self.session.flows.get(flow.id)
         if state is None or flow.response is None:
             return
-        state.upstream_response_headers = list(flow.response.headers.items(multi=True))
+        state.upstream_response_headers = header_pairs(flow.response.headers)
         if is_sse(flow.response.headers.get("content-type")):
             if "content-length" in flow.response.headers:
                 # a rewrite may change the length; chunked framing lets the client find the end anyway
@@ -141,7 +144,7 @@ class Rewriter:
             return
         state.upstream_response_body = flow.response.raw_content
         if state.upstream_response_headers is None:
-            state.upstream_response_headers = list(flow.response.headers.items(multi=True))
+            state.upstream_response_headers = header_pairs(flow.response.headers)
         if not state.active or not is_json(flow.response.headers.get("content-type")):
             return
         text = flow.response.get_text(strict=False) or ""

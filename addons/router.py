@@ -24,8 +24,13 @@ class Router:
         state = self.session.flows[flow.id]
         state.client_request = flow.request.raw_content or b""
         if state.run_id is None:
-            self.session.anomaly(flow.id, None, "no-run-prefix", f"path {state.client_path!r} has no /r/<run-id>/ prefix; "
-                                 "forwarded without a plan", flow.request.timestamp_start)  # fmt: skip
+            self.session.anomaly(
+                flow.id,
+                None,
+                "no-run-prefix",
+                f"path {state.client_path!r} has no /r/<run-id>/ prefix; forwarded without a plan",
+                flow.request.timestamp_start,
+            )
             return
         run = self.session.run_for(state.run_id)
         if run is not None:

@@ -97,6 +97,11 @@ def split_run_path(path: str) -> tuple[str | None, str]:
     return m.group(1), m.group(2) or "/"
 
 
+def header_pairs(headers: Any) -> list[tuple[str, str]]:
+    """mitmproxy headers as (name, value) text pairs, in order, duplicates kept."""
+    return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers.fields]
+
+
 def origin_of(url: str) -> str:
     """scheme://host:port of an upstream URL."""
     parts = urlsplit(url)

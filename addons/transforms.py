@@ -60,9 +60,14 @@ def rewrite_response(
                 records.append({"kind": mutation.kind, "index": mutation.index, "removed": None})
                 continue
             records.append(
-                {"kind": mutation.kind, "index": mutation.index, "removed": removal.removed(current),
-                 "start": removal.start, "end": removal.end}
-            )  # fmt: skip
+                {
+                    "kind": mutation.kind,
+                    "index": mutation.index,
+                    "removed": removal.removed(current),
+                    "start": removal.start,
+                    "end": removal.end,
+                }
+            )
             current = removal.text
     return (current if current != text else None), records
 

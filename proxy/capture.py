@@ -72,8 +72,13 @@ class Capture:
         self.close()
 
     def start(self) -> None:
-        meta = {"tool": "backchannel", "tool_version": version("backchannel"), "mitmproxy_version": version("mitmproxy"),
-                "nonce": self.nonce, "created_at": f"{time.time():.3f}"}  # fmt: skip
+        meta = {
+            "tool": "backchannel",
+            "tool_version": version("backchannel"),
+            "mitmproxy_version": version("mitmproxy"),
+            "nonce": self.nonce,
+            "created_at": f"{time.time():.3f}",
+        }
         store.create(self.out, meta)
         self.writer = store.RecordingWriter(self.out)
         if self.upstream is None:
@@ -97,20 +102,36 @@ class Capture:
         self.endpoints.append(running)
         return running
 
-    def new_run(self, name: str, plan: dict[str, Any] | None = None, *, scenario: str | None = None,
-                upstream: str | None = None, argv: Sequence[str] | None = None, detail: dict[str, Any] | None = None,
-                ) -> RunHandle:  # fmt: skip
+    def new_run(
+        self,
+        name: str,
+        plan: dict[str, Any] | None = None,
+        *,
+        scenario: str | None = None,
+        upstream: str | None = None,
+        argv: Sequence[str] | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> RunHandle:
         """Register a run (its plan validated first) and commit it before any client can reach its URL."""
         assert self.writer is not None and self.proxy is not None and self.upstream is not None
         parse_plan(plan or {})
         run_id = secrets.token_hex(6)
         target = upstream or self.upstream
         self._ordinal += 1
-        self.writer.insert("runs", {
-            "id": run_id, "ordinal": self._ordinal, "name": name, "scenario": scenario, "upstream": target,
-            "plan": plan or {}, "client_argv": list(argv) if argv is not None else None, "started_at": time.time(),
-            "detail": detail or {},
-        })  # fmt: skip
+        self.writer.insert(
+            "runs",
+            {
+                "id": run_id,
+                "ordinal": self._ordinal,
+                "name": name,
+                "scenario": scenario,
+                "upstream": target,
+                "plan": plan or {},
+                "client_argv": list(argv) if argv is not None else None,
+                "started_at": time.time(),
+                "detail": detail or {},
+            },
+        )
         self.writer.flush()
         path = urlsplit(target).path or "/"
         return RunHandle(run_id, name, f"{self.proxy.base_url}/r/{run_id}{path}", target)
@@ -120,11 +141,19 @@ class Capture:
         with self._lock:
             offset = self._offsets.get((run_id, stream), 0)
             self._offsets[(run_id, stream)] = offset + len(chunk)
-        self.writer.insert("terminal", {"run_id": run_id, "stream": stream, "offset": offset, "data": chunk,
-                                        "t": time.time()})  # fmt: skip
+        self.writer.insert(
+            "terminal", {"run_id": run_id, "stream": stream, "offset": offset, "data": chunk, "t": time.time()}
+        )
 
-    def run_client(self, run: RunHandle, argv_template: Sequence[str], *, timeout: float = 60.0,
-                   on_output: Callable[[str, bytes], None] | None = None, keep_lab: bool = False) -> LabResult:  # fmt: skip
+    def run_client(
+        self,
+        run: RunHandle,
+        argv_template: Sequence[str],
+        *,
+        timeout: float = 60.0,
+        on_output: Callable[[str, bytes], None] | None = None,
+        keep_lab: bool = False,
+    ) -> LabResult:
         """Run the client command with {url} substituted, in a fresh lab; record its output, exit and files."""
         assert self.writer is not None
         argv = [part.replace("{url}", run.url) for part in argv_template]
@@ -139,8 +168,16 @@ class Capture:
             self.writer.update("runs", ("id", run.id), {"client_argv": argv, "lab_home": str(lab.home)})
             result = lab.run(argv, lab.env(run.url), output, timeout)
             for found in lab.files():
-                self.writer.insert("files", {"run_id": run.id, "path": found.path, "size": found.size,
-                                             "data": found.data, "truncated": int(found.truncated)})  # fmt: skip
+                self.writer.insert(
+                    "files",
+                    {
+                        "run_id": run.id,
+                        "path": found.path,
+                        "size": found.size,
+                        "data": found.data,
+                        "truncated": int(found.truncated),
+                    },
+                )
             self.end_run(run, exit_code=result.exit_code, outcome=result.outcome, note=result.detail)
             return result
         finally:
@@ -160,8 +197,14 @@ class Capture:
         if self.proxy is not None:
             code = self.proxy.stop()
             if code not in (0, -2, 130) and self.writer is not None:
-                self.writer.insert("anomalies", {"kind": "proxy-exit", "t": time.time(),
-                                                 "detail": f"mitmdump exited with code {code}: {self.proxy.output_tail()[-2000:]}"})  # fmt: skip
+                self.writer.insert(
+                    "anomalies",
+                    {
+                        "kind": "proxy-exit",
+                        "t": time.time(),
+                        "detail": f"mitmdump exited with code {code}: {self.proxy.output_tail()[-2000:]}",
+                    },
+                )
             self.proxy = None
         for running in self.endpoints:
             running.stop()

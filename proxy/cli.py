@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -21,8 +20,12 @@ from .mitm import ProxyError
 from .record import record_command, record_live
 from .timeline import timeline
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_show_locals=False,
-                  help="Watch and tamper with the channel through which an MCP server talks back to a client.")  # fmt: skip
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+    help="Watch and tamper with the channel through which an MCP server talks back to a client.",
+)
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False)
 
@@ -75,25 +78,42 @@ def serve(
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def record(
-    cmd: Annotated[list[str] | None, typer.Argument(help="Client command after --, with {url} for the server URL.")] = None,
+    cmd: Annotated[
+        list[str] | None, typer.Argument(help="Client command after --, with {url} for the server URL.")
+    ] = None,
     upstream: Annotated[str | None, typer.Option(help="Real MCP server URL; default: the scripted endpoint.")] = None,
     plan: Annotated[Path | None, typer.Option(help="Mutation plan (JSON) applied to this run.")] = None,
     out: Annotated[Path | None, typer.Option(help="Recording to create (.sqlite).")] = None,
     scenario: Annotated[str, typer.Option(help="Scenario the scripted endpoint plays.")] = "default",
     timeout: Annotated[float, typer.Option(help="Seconds before the client's process group is killed.")] = 60.0,
     keep_lab: Annotated[bool, typer.Option(help="Keep the client's temp HOME and working folder.")] = False,
+    force: Annotated[bool, typer.Option(help="Replace --out if it already exists.")] = False,
 ) -> None:
     """Record a client's traffic through the proxy: run CMD in a lab, or print a URL for a live client."""
     target = out or _default_out()
     try:
+        if force:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{target}{suffix}").unlink(missing_ok=True)
         mutation_plan = _load_plan(plan)
         if scenario not in scenarios():
             raise PlanError(f"unknown scenario {scenario!r}; known: {', '.join(sorted(scenarios()))}")
         if cmd:
-            result = record_command(target, cmd, upstream=upstream, plan=mutation_plan, scenario=scenario,
-                                    timeout=timeout, keep_lab=keep_lab, console=err_console)  # fmt: skip
-            err_console.print(f"recorded {result.messages} messages to {target}; client {result.outcome}"
-                              f" with exit code {result.exit_code}. See: backchannel show {target}", markup=False)  # fmt: skip
+            result = record_command(
+                target,
+                cmd,
+                upstream=upstream,
+                plan=mutation_plan,
+                scenario=scenario,
+                timeout=timeout,
+                keep_lab=keep_lab,
+                console=err_console,
+            )
+            err_console.print(
+                f"recorded {result.messages} messages to {target}; client {result.outcome}"
+                f" with exit code {result.exit_code}. See: backchannel show {target}",
+                markup=False,
+            )
         else:
             record_live(target, upstream=upstream, plan=mutation_plan, scenario=scenario, console=out_console)
     except USER_ERRORS as exc:
@@ -127,4 +147,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

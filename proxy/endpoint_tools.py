@@ -54,7 +54,7 @@ class ToolReply:
     progress: bool = True
 
 
-ToolHandler = Callable[[ToolCall], "ToolReply | Awaitable[ToolReply]"]
+ToolHandler = Callable[[ToolCall], ToolReply | Awaitable[ToolReply]]
 
 
 @dataclass(frozen=True)

@@ -47,20 +47,34 @@ class Lab:
 
     def env(self, url: str, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = {k: os.environ[k] for k in KEEP_ENV if k in os.environ}
-        env.update({"HOME": str(self.home), "TMPDIR": str(self.root), "BACKCHANNEL_URL": url,
-                    "NO_COLOR": "1", "TERM": "dumb", "PYTHONUNBUFFERED": "1"})  # fmt: skip
+        env.update(
+            {
+                "HOME": str(self.home),
+                "TMPDIR": str(self.root),
+                "BACKCHANNEL_URL": url,
+                "NO_COLOR": "1",
+                "TERM": "dumb",
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
         env.update(extra or {})
         return env
 
-    def run(self, argv: Sequence[str], env: dict[str, str], on_output: Callable[[str, bytes], None],
-            timeout: float) -> LabResult:  # fmt: skip
+    def run(
+        self, argv: Sequence[str], env: dict[str, str], on_output: Callable[[str, bytes], None], timeout: float
+    ) -> LabResult:
         """Run argv to completion or timeout; on_output(stream, chunk) sees every chunk as it arrives."""
         began = time.monotonic()
         try:
             proc = subprocess.Popen(
-                list(argv), cwd=self.work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True,
-            )  # fmt: skip
+                list(argv),
+                cwd=self.work,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         except OSError as exc:
             return LabResult(None, "failed-to-start", f"{argv[0]}: {exc.strerror or exc}", 0.0)
         readers = [
@@ -78,6 +92,9 @@ class Lab:
         for reader in readers:
             reader.join(5)
         _kill_group(proc)  # leftovers the client forked
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
         return LabResult(proc.returncode, outcome, detail, time.monotonic() - began)
 
     def files(self) -> list[LabFileFound]:

@@ -34,12 +34,23 @@ def confdir() -> Path:
 
 def mitmdump_argv(recording: Path, upstream: str, *, listen_port: int = 0) -> list[str]:
     return [
-        sys.executable, "-c", "from mitmproxy.tools.main import mitmdump; mitmdump()",
-        "-q", "--set", f"confdir={confdir()}", "--set", "connection_strategy=lazy",
-        "--set", "keep_host_header=false",
-        "--mode", f"reverse:{origin_of(upstream)}@127.0.0.1:{listen_port}",
-        "-s", entry.__file__, "--set", f"backchannel_recording={recording}",
-    ]  # fmt: skip
+        sys.executable,
+        "-c",
+        "from mitmproxy.tools.main import mitmdump; mitmdump()",
+        "-q",
+        "--set",
+        f"confdir={confdir()}",
+        "--set",
+        "connection_strategy=lazy",
+        "--set",
+        "keep_host_header=false",
+        "--mode",
+        f"reverse:{origin_of(upstream)}@127.0.0.1:{listen_port}",
+        "-s",
+        entry.__file__,
+        "--set",
+        f"backchannel_recording={recording}",
+    ]
 
 
 @dataclass
@@ -66,12 +77,17 @@ class RunningProxy:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
         return self.process.returncode
 
 
 def _drain(stream: object, tail: deque[bytes]) -> None:
-    for line in iter(stream.readline, b""):  # type: ignore[attr-defined]
-        tail.append(line)
+    try:
+        for line in iter(stream.readline, b""):  # type: ignore[attr-defined]
+            tail.append(line)
+    except (ValueError, OSError):
+        return  # the pipe was closed by stop()
 
 
 def start_proxy(recording: Path, upstream: str, *, timeout: float = START_TIMEOUT) -> RunningProxy:
@@ -79,9 +95,12 @@ def start_proxy(recording: Path, upstream: str, *, timeout: float = START_TIMEOU
     began = time.monotonic()
     try:
         process = subprocess.Popen(
-            mitmdump_argv(recording, upstream), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
-        )  # fmt: skip
+            mitmdump_argv(recording, upstream),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     except OSError as exc:
         raise ProxyError(f"cannot start mitmdump with {sys.executable}: {exc}") from exc
     assert process.stdout is not None
@@ -95,13 +114,19 @@ def start_proxy(recording: Path, upstream: str, *, timeout: float = START_TIMEOU
             if left <= 0 or not selector.select(left):
                 process.kill()
                 process.wait(5)
-                raise ProxyError(f"mitmdump did not become ready within {timeout:.0f} s; its output:\n"
-                                 + b"".join(tail).decode("utf-8", "replace"))  # fmt: skip
+                process.stdout.close()
+                raise ProxyError(
+                    f"mitmdump did not become ready within {timeout:.0f} s; its output:\n"
+                    + b"".join(tail).decode("utf-8", "replace")
+                )
             line = process.stdout.readline()
             if not line:
                 process.wait(5)
-                raise ProxyError(f"mitmdump exited with code {process.returncode} before it was ready; its output:\n"
-                                 + b"".join(tail).decode("utf-8", "replace"))  # fmt: skip
+                process.stdout.close()
+                raise ProxyError(
+                    f"mitmdump exited with code {process.returncode} before it was ready; its output:\n"
+                    + b"".join(tail).decode("utf-8", "replace")
+                )
             if line.startswith(READY_MARKER.encode()):
                 info = json.loads(line[len(READY_MARKER) :])
             else:

@@ -25,8 +25,17 @@ class RecordResult:
     messages: int
 
 
-def record_command(out: Path, argv: Sequence[str], *, upstream: str | None, plan: dict[str, Any], scenario: str,
-                   timeout: float, keep_lab: bool, console: Console) -> RecordResult:  # fmt: skip
+def record_command(
+    out: Path,
+    argv: Sequence[str],
+    *,
+    upstream: str | None,
+    plan: dict[str, Any],
+    scenario: str,
+    timeout: float,
+    keep_lab: bool,
+    console: Console,
+) -> RecordResult:
     """Run the command once through the proxy, record everything, close the recording."""
     with Capture(out, upstream=upstream, endpoint=EndpointConfig(scenario=scenario)) as capture:
         run = capture.new_run("record", plan, scenario=None if upstream else scenario, argv=argv)
@@ -48,8 +57,11 @@ def record_live(out: Path, *, upstream: str | None, plan: dict[str, Any], scenar
                 for message in messages_after(out, last):
                     last = message.seq
                     mark = f" [red]mutated: {message.mutation}[/red]" if message.mutation else ""
-                    console.print(f"#{message.seq} {ARROWS[message.direction]} {message.kind} "
-                                  f"{message.method or ''} {summary(message.payload)}{mark}", highlight=False)  # fmt: skip
+                    console.print(
+                        f"#{message.seq} {ARROWS[message.direction]} {message.kind} "
+                        f"{message.method or ''} {summary(message.payload)}{mark}",
+                        highlight=False,
+                    )
                 time.sleep(0.1)  # a display refresh, not a wait for an event
         except KeyboardInterrupt:
             capture.end_run(run, outcome="live-stopped")

@@ -70,7 +70,9 @@ def _run_lines(rec: Recording, run: Run) -> Iterator[Line]:
                 order += 1
     for anomaly in rec.anomalies:
         if anomaly.run_id == run.id:
-            yield Line(anomaly.t or 0.0, order, "bold magenta", f"      anomaly {anomaly.kind}: {_short(anomaly.detail)}")
+            yield Line(
+                anomaly.t or 0.0, order, "bold magenta", f"      anomaly {anomaly.kind}: {_short(anomaly.detail)}"
+            )
             order += 1
 
 
@@ -83,7 +85,10 @@ def timeline(rec: Recording) -> Iterator[tuple[str, str]]:
     for run in rec.runs:
         plan = json.dumps(dict(run.plan), separators=(",", ":")) if run.plan else "(no mutations)"
         yield "bold", ""
-        yield "bold", f"run {run.ordinal} {run.name!r} id={run.id} scenario={run.scenario or '-'} upstream={run.upstream}"
+        yield (
+            "bold",
+            f"run {run.ordinal} {run.name!r} id={run.id} scenario={run.scenario or '-'} upstream={run.upstream}",
+        )
         yield "", f"  plan: {_short(plan, 200)}"
         if run.client_argv:
             yield "", f"  client: {' '.join(run.client_argv)}"
@@ -93,4 +98,7 @@ def timeline(rec: Recording) -> Iterator[tuple[str, str]]:
             yield line.style, line.text
         for found in rec.files:
             if found.run_id == run.id:
-                yield "blue", f"      file ~/{found.path} ({found.size} bytes{', truncated' if found.truncated else ''})"
+                yield (
+                    "blue",
+                    f"      file ~/{found.path} ({found.size} bytes{', truncated' if found.truncated else ''})",
+                )

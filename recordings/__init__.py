@@ -7,6 +7,15 @@ from .model import Anomaly, Exchange, LabFile, Message, Recording, Run, SseEvent
 from .reader import load
 
 __all__ = [
-    "Anomaly", "Exchange", "LabFile", "Message", "Recording", "RecordingError", "RecordingFormatError", "Run",
-    "SseEvent", "TerminalChunk", "load",
-]  # fmt: skip
+    "Anomaly",
+    "Exchange",
+    "LabFile",
+    "Message",
+    "Recording",
+    "RecordingError",
+    "RecordingFormatError",
+    "Run",
+    "SseEvent",
+    "TerminalChunk",
+    "load",
+]

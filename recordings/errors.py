@@ -1,7 +1,7 @@
 """The user-facing error tree for recordings.
 
-    RecordingError            a recording cannot be read or written as asked
-    └── RecordingFormatError  the file is not a backchannel recording, or its format is older or newer than this tool's
+RecordingError            a recording cannot be read or written as asked
+└── RecordingFormatError  the file is not a backchannel recording, or its format is older or newer than this tool's
 """
 
 from __future__ import annotations

@@ -126,11 +126,20 @@ def _build[T](table: str, rows: list[sqlite3.Row], make: Callable[[sqlite3.Row],
 def _run(r: sqlite3.Row) -> Run:
     argv = _json(r["client_argv"], None)
     return Run(
-        id=str(r["id"]), ordinal=int(r["ordinal"]), name=str(r["name"]), scenario=_text(r["scenario"]),
-        upstream=str(r["upstream"]), plan=_json(r["plan"], {}), client_argv=None if argv is None else tuple(argv),
-        lab_home=_text(r["lab_home"]), started_at=_float(r["started_at"]), ended_at=_float(r["ended_at"]),
-        exit_code=_int(r["exit_code"]), outcome=_text(r["outcome"]), detail=_json(r["detail"], {}),
-    )  # fmt: skip
+        id=str(r["id"]),
+        ordinal=int(r["ordinal"]),
+        name=str(r["name"]),
+        scenario=_text(r["scenario"]),
+        upstream=str(r["upstream"]),
+        plan=_json(r["plan"], {}),
+        client_argv=None if argv is None else tuple(argv),
+        lab_home=_text(r["lab_home"]),
+        started_at=_float(r["started_at"]),
+        ended_at=_float(r["ended_at"]),
+        exit_code=_int(r["exit_code"]),
+        outcome=_text(r["outcome"]),
+        detail=_json(r["detail"], {}),
+    )
 
 
 def _exchange(r: sqlite3.Row) -> Exchange:
@@ -139,17 +148,27 @@ def _exchange(r: sqlite3.Row) -> Exchange:
     client_response = _blob(r["response_body"])
     forwarded = _blob(r["upstream_request_body"])
     return Exchange(
-        seq=int(r["seq"]), run_id=_text(r["run_id"]), flow_id=str(r["flow_id"]), method=_text(r["method"]),
-        path=_text(r["path"]), status=_int(r["status"]), request_headers=_headers(r["request_headers"]),
+        seq=int(r["seq"]),
+        run_id=_text(r["run_id"]),
+        flow_id=str(r["flow_id"]),
+        method=_text(r["method"]),
+        path=_text(r["path"]),
+        status=_int(r["status"]),
+        request_headers=_headers(r["request_headers"]),
         response_headers=_headers(r["response_headers"]),
         upstream_response_headers=_headers(r["upstream_response_headers"] or r["response_headers"]),
-        request_body=request_body, upstream_request_body=request_body if forwarded is None else forwarded,
+        request_body=request_body,
+        upstream_request_body=request_body if forwarded is None else forwarded,
         upstream_response_body=upstream_response,
         response_body=upstream_response if client_response is None else client_response,
-        t_request=_float(r["t_request"]), t_response=_float(r["t_response"]), t_end=_float(r["t_end"]),
-        error=_text(r["error"]), streamed=bool(r["streamed"]), mutations=tuple(_json(r["mutations"], [])),
+        t_request=_float(r["t_request"]),
+        t_response=_float(r["t_response"]),
+        t_end=_float(r["t_end"]),
+        error=_text(r["error"]),
+        streamed=bool(r["streamed"]),
+        mutations=tuple(_json(r["mutations"], [])),
         flow_state=_blob(r["flow_state"]),
-    )  # fmt: skip
+    )
 
 
 def _message(r: sqlite3.Row) -> Message:
@@ -157,12 +176,19 @@ def _message(r: sqlite3.Row) -> Message:
     if direction not in ("to-server", "to-client"):
         raise ValueError(f"direction {direction!r} is neither to-server nor to-client")
     return Message(
-        seq=int(r["seq"]), run_id=_text(r["run_id"]), flow_id=_text(r["flow_id"]), sse_idx=_int(r["sse_idx"]),
+        seq=int(r["seq"]),
+        run_id=_text(r["run_id"]),
+        flow_id=_text(r["flow_id"]),
+        sse_idx=_int(r["sse_idx"]),
         direction=direction,  # type: ignore[arg-type]
-        kind=str(r["kind"]), jsonrpc_id=_text(r["jsonrpc_id"]), method=_text(r["method"]),
-        text=_text(r["text"]) or "", upstream_text=_text(r["upstream_text"]), mutation=_text(r["mutation"]),
+        kind=str(r["kind"]),
+        jsonrpc_id=_text(r["jsonrpc_id"]),
+        method=_text(r["method"]),
+        text=_text(r["text"]) or "",
+        upstream_text=_text(r["upstream_text"]),
+        mutation=_text(r["mutation"]),
         t=_float(r["t"]),
-    )  # fmt: skip
+    )
 
 
 def load(path: str | Path) -> Recording:
@@ -173,24 +199,64 @@ def load(path: str | Path) -> Recording:
         version = check_format(conn, target)
         meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
         return Recording(
-            path=str(target), meta=meta, format_version=version,
+            path=str(target),
+            meta=meta,
+            format_version=version,
             runs=_build("runs", _rows(conn, "runs"), _run),
             exchanges=_build("exchanges", _rows(conn, "exchanges"), _exchange),
             messages=_build("messages", _rows(conn, "messages"), _message),
-            sse_events=_build("sse_events", _rows(conn, "sse_events"), lambda r: SseEvent(
-                seq=int(r["seq"]), run_id=_text(r["run_id"]), flow_id=str(r["flow_id"]), idx=int(r["idx"]),
-                kind=str(r["kind"]), origin=str(r["origin"]), upstream_raw=_blob(r["upstream_raw"]),
-                client_raw=_blob(r["client_raw"]), t=_float(r["t"]))),
-            terminal=_build("terminal", _rows(conn, "terminal"), lambda r: TerminalChunk(
-                seq=int(r["seq"]), run_id=str(r["run_id"]), stream=str(r["stream"]), offset=int(r["offset"]),
-                data=_blob(r["data"]) or b"", t=_float(r["t"]))),
-            files=_build("files", _rows(conn, "files"), lambda r: LabFile(
-                seq=int(r["seq"]), run_id=str(r["run_id"]), path=str(r["path"]), size=int(r["size"]),
-                data=_blob(r["data"]), truncated=bool(r["truncated"]))),
-            anomalies=_build("anomalies", _rows(conn, "anomalies"), lambda r: Anomaly(
-                seq=int(r["seq"]), run_id=_text(r["run_id"]), flow_id=_text(r["flow_id"]), kind=str(r["kind"]),
-                detail=str(r["detail"]), t=_float(r["t"]))),
-        )  # fmt: skip
+            sse_events=_build(
+                "sse_events",
+                _rows(conn, "sse_events"),
+                lambda r: SseEvent(
+                    seq=int(r["seq"]),
+                    run_id=_text(r["run_id"]),
+                    flow_id=str(r["flow_id"]),
+                    idx=int(r["idx"]),
+                    kind=str(r["kind"]),
+                    origin=str(r["origin"]),
+                    upstream_raw=_blob(r["upstream_raw"]),
+                    client_raw=_blob(r["client_raw"]),
+                    t=_float(r["t"]),
+                ),
+            ),
+            terminal=_build(
+                "terminal",
+                _rows(conn, "terminal"),
+                lambda r: TerminalChunk(
+                    seq=int(r["seq"]),
+                    run_id=str(r["run_id"]),
+                    stream=str(r["stream"]),
+                    offset=int(r["offset"]),
+                    data=_blob(r["data"]) or b"",
+                    t=_float(r["t"]),
+                ),
+            ),
+            files=_build(
+                "files",
+                _rows(conn, "files"),
+                lambda r: LabFile(
+                    seq=int(r["seq"]),
+                    run_id=str(r["run_id"]),
+                    path=str(r["path"]),
+                    size=int(r["size"]),
+                    data=_blob(r["data"]),
+                    truncated=bool(r["truncated"]),
+                ),
+            ),
+            anomalies=_build(
+                "anomalies",
+                _rows(conn, "anomalies"),
+                lambda r: Anomaly(
+                    seq=int(r["seq"]),
+                    run_id=_text(r["run_id"]),
+                    flow_id=_text(r["flow_id"]),
+                    kind=str(r["kind"]),
+                    detail=str(r["detail"]),
+                    t=_float(r["t"]),
+                ),
+            ),
+        )
     except sqlite3.DatabaseError as exc:
         raise RecordingFormatError(f"{target} is damaged or not a recording: {exc}") from exc
     finally:

@@ -1,1 +1,1 @@
-"""Scenario modules for the scripted endpoint: each module defines one module-level `SCENARIO`."""
+"""Scenarios for the scripted endpoint: each module defines one `SCENARIO`; `_`-prefixed modules are helpers."""

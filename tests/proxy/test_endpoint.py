@@ -14,6 +14,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from backchannel.proxy.endpoint import build_app
 from backchannel.proxy.endpoint_server import RunningEndpoint, start_endpoint
@@ -29,7 +31,7 @@ REPO_TEXT = "repo x: branch main, clean, 0 ahead / 0 behind"
 MODERN_ERROR_CODES = {-32020, -32021, -32022}
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def client() -> Iterator[httpx.Client]:
     with httpx.Client(timeout=5) as http:
         yield http
@@ -76,7 +78,8 @@ def initialize(client: httpx.Client, url: str, version: str = "2025-11-25", capa
 def error_of(response: httpx.Response) -> dict[str, Any]:
     body = response.json()
     assert "result" not in body
-    return body["error"]
+    error: dict[str, Any] = body["error"]
+    return error
 
 
 # --- routing -------------------------------------------------------------------------------------------------
@@ -680,3 +683,51 @@ def test_round_trip_is_not_delayed_by_nagle(endpoint: RunningEndpoint, client: h
         timings.append(time.perf_counter() - started)
     # Nagle plus delayed ACKs shows up as about 40 ms per response; a local round trip takes about 1 ms.
     assert statistics.median(timings) < 0.02
+
+
+# --- robustness ----------------------------------------------------------------------------------------------
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+_methods = st.sampled_from(["server/discover", "tools/list", "tools/call", "initialize", "ping"]) | st.text(max_size=12)
+_params = st.fixed_dictionaries(
+    {},
+    optional={
+        "_meta": st.dictionaries(st.sampled_from([PV, CC, "progressToken"]), _json_values | st.just(MODERN)),
+        "name": st.sampled_from(["get_repo_status", "nope"]) | _json_values,
+        "arguments": _json_values,
+        "requestState": _json_values,
+        "inputResponses": _json_values,
+        "protocolVersion": _json_values,
+    },
+)
+_messages = st.fixed_dictionaries(
+    {"jsonrpc": st.sampled_from(["2.0", "1.0"]), "method": _methods | _json_values},
+    optional={"id": st.integers() | st.text(max_size=6) | _json_values, "params": _params | _json_values},
+)
+_bodies = (
+    st.binary(max_size=300) | _json_values.map(json.dumps).map(str.encode) | _messages.map(json.dumps).map(str.encode)
+)
+_header_values = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=24)
+_headers = st.dictionaries(
+    st.sampled_from(["mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id", "content-type"]),
+    _header_values | st.sampled_from([MODERN, "tools/call", "get_repo_status", "2025-11-25"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=_bodies, headers=_headers)
+def test_any_post_gets_a_well_formed_answer(
+    endpoint: RunningEndpoint, client: httpx.Client, body: bytes, headers: dict[str, str]
+) -> None:
+    response = client.post(endpoint.url, content=body, headers=headers)
+    assert response.status_code in {200, 202, 400, 404}
+    if response.status_code == 202:
+        assert response.content == b""
+    else:
+        message = response.json()
+        assert message["jsonrpc"] == "2.0"
+        assert ("result" in message) != ("error" in message)

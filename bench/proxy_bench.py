@@ -1,0 +1,659 @@
+"""Benchmark: what backchannel's mitmdump costs per request, per SSE event, at start-up and on disk.
+
+Run:  python bench/proxy_bench.py [--json results.json]
+
+Four measurements, all on loopback, all in one process except the mitmdump children:
+
+1. latency of sequential `tools/call get_repo_status` exchanges on one keep-alive connection:
+   (a) direct to the scripted endpoint, (b) through a no-op mitmdump, (c) through backchannel
+   (recorder + rewriter, empty plan) and (c') the same with a `drop-result-type` plan;
+2. SSE per-event forwarding delay (arrival - send, one clock) from a raw asyncio upstream, direct and
+   through backchannel;
+3. `start_proxy` start-up time with the warm shared confdir (and, for comparison, a no-op mitmdump's);
+4. the recording's size and row counts after (c).
+
+This is a script, not a test: it prints a table and, with --json, writes every number it printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import http.client
+import json
+import os
+import platform
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from backchannel.proxy.capture import Capture
+from backchannel.proxy.endpoint_server import start_endpoint
+from backchannel.proxy.endpoint_tools import EndpointConfig
+from backchannel.proxy.mitm import confdir, start_proxy
+from backchannel.recordings import store
+
+PROTOCOL_VERSION = "2026-07-28"
+TOOL = "get_repo_status"
+HEADERS = {
+    "MCP-Protocol-Version": PROTOCOL_VERSION,
+    "Mcp-Method": "tools/call",
+    "Mcp-Name": TOOL,
+    "Accept": "application/json, text/event-stream",
+    "Content-Type": "application/json",
+}
+DROP_PLAN = {"mutations": [{"kind": "drop-result-type", "match": {"method": "tools/call", "name": TOOL}}]}
+NOOP_ADDON = '''"""A no-op mitmproxy addon: hooks that do nothing, so mitmdump loads a script as backchannel's does."""
+
+
+class NoOp:
+    def request(self, flow):
+        pass
+
+    def response(self, flow):
+        pass
+
+
+addons = [NoOp()]
+'''
+READY_TIMEOUT_S = 30.0
+LATENCY_GOAL_PCT = 15.0
+SSE_GOAL_MS = 5.0
+
+
+# ---------------------------------------------------------------- statistics
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100) with linear interpolation between closest ranks."""
+    s = sorted(values)
+    if not s:
+        return float("nan")
+    pos = (len(s) - 1) * q / 100
+    lo = int(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def summary(values: Sequence[float]) -> dict[str, float]:
+    return {
+        "n": len(values),
+        "median": percentile(values, 50),
+        "p95": percentile(values, 95),
+        "p99": percentile(values, 99),
+        "min": min(values),
+        "max": max(values),
+        "mean": sum(values) / len(values),
+    }
+
+
+# ---------------------------------------------------------------- machine
+
+
+def machine() -> dict[str, Any]:
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).resolve().parent, timeout=5).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return {
+        "nproc": len(os.sched_getaffinity(0)),
+        "cpu_count": os.cpu_count(),
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "mitmproxy": version("mitmproxy"),
+        "backchannel": version("backchannel"),
+        "commit": commit,
+        "loadavg_at_start": os.getloadavg(),
+        "confdir": str(confdir()),
+        "confdir_warm_at_start": (confdir() / "mitmproxy-ca.pem").exists(),
+    }
+
+
+# ---------------------------------------------------------------- MCP requests
+
+
+def call_body(request_id: int) -> bytes:
+    return json.dumps({
+        "jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+        "params": {
+            "name": TOOL, "arguments": {"repo": "demo"},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }, separators=(",", ":")).encode()  # fmt: skip
+
+
+def latency_series(url: str, n: int, warmup: int, first_id: int) -> tuple[list[float], bytes]:
+    """n timed exchanges (ms each) after `warmup` untimed ones, on one fresh keep-alive connection."""
+    parts = urlsplit(url)
+    assert parts.hostname is not None and parts.port is not None
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    bodies = [call_body(first_id + i) for i in range(warmup + n)]
+    path = parts.path
+    last = b""
+    lat: list[float] = []
+    gc.collect()
+    try:
+        for i, body in enumerate(bodies):
+            t0 = time.perf_counter_ns()
+            conn.request("POST", path, body=body, headers=HEADERS)
+            resp = conn.getresponse()
+            data = resp.read()
+            t1 = time.perf_counter_ns()
+            if resp.status != 200:
+                raise RuntimeError(f"{url}: HTTP {resp.status}: {data[:300]!r}")
+            if i >= warmup:
+                lat.append((t1 - t0) / 1e6)
+            last = data
+    finally:
+        conn.close()
+    return lat, last
+
+
+def check_reply(label: str, data: bytes, expect_result_type: bool) -> None:
+    """The last reply of a series is a tools/call result, with or without resultType as the plan says."""
+    msg = json.loads(data)
+    result = msg.get("result")
+    if not isinstance(result, dict) or "content" not in result:
+        raise RuntimeError(f"{label}: not a tools/call result: {data[:300]!r}")
+    if ("resultType" in result) != expect_result_type:
+        raise RuntimeError(f"{label}: resultType {'missing' if expect_result_type else 'present'}: {data[:300]!r}")
+
+
+# ---------------------------------------------------------------- no-op mitmdump
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_accepting(port: int, process: subprocess.Popen[bytes], timeout: float = READY_TIMEOUT_S) -> None:
+    """Poll connect every 5 ms until the port accepts; bounded, and a dead process fails at once."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            pass
+        if process.poll() is not None:
+            raise RuntimeError(f"no-op mitmdump exited with code {process.returncode} before accepting")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no-op mitmdump did not accept on port {port} within {timeout:.0f} s")
+        time.sleep(0.005)
+
+
+class NoopProxy:
+    """`mitmdump -q -s noop.py --mode reverse:UPSTREAM@127.0.0.1:PORT` with the shared confdir."""
+
+    def __init__(self, upstream_origin: str, addon: Path, log: Path) -> None:
+        self.port = free_port()
+        self.argv = [
+            sys.executable, "-c", "from mitmproxy.tools.main import mitmdump; mitmdump()", "-q",
+            "--set", f"confdir={confdir()}", "--mode", f"reverse:{upstream_origin}@127.0.0.1:{self.port}",
+            "-s", str(addon),
+        ]  # fmt: skip
+        self._log = open(log, "ab")  # noqa: SIM115 - closed in stop()
+        t0 = time.monotonic()
+        self.process = subprocess.Popen(self.argv, stdout=self._log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+        try:
+            wait_accepting(self.port, self.process)
+        except BaseException:
+            self.stop()
+            raise
+        self.started_in = time.monotonic() - t0
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self._log.close()
+
+
+# ---------------------------------------------------------------- SSE upstream and client
+
+
+class SseUpstream:
+    """A raw asyncio HTTP/1.1 server: every POST gets a chunked text/event-stream of `events` events,
+    `interval` s apart (scheduled on absolute times), the last one the JSON-RPC result. The send time of
+    each event (perf_counter_ns just before the write) goes to `self.sends`."""
+
+    def __init__(self, events: int, interval_s: float) -> None:
+        self.events = events
+        self.interval = interval_s
+        self.sends: list[int] = []
+        self.loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="sse-upstream", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("SSE upstream did not start")
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.server = self.loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", 0))
+        self.port = self.server.sockets[0].getsockname()[1]
+        self._ready.set()
+        self.loop.run_forever()
+        self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+        self.loop.close()
+
+    def stop(self) -> None:
+        def _close() -> None:
+            self.server.close()
+            self.loop.stop()
+
+        self.loop.call_soon_threadsafe(_close)
+        self._thread.join(5)
+
+    def event(self, i: int, request_id: Any) -> bytes:
+        if i == self.events - 1:
+            msg: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": {
+                "content": [{"type": "text", "text": "repo demo: branch main, clean"}], "isError": False,
+                "resultType": "complete"}}  # fmt: skip
+        else:
+            msg = {"jsonrpc": "2.0", "method": "notifications/progress",
+                   "params": {"progressToken": "bench", "progress": i, "total": self.events, "message": "working"}}  # fmt: skip
+        return b"event: message\r\nid: %d\r\ndata: %s\r\n\r\n" % (i, json.dumps(msg, separators=(",", ":")).encode())
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n")[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            body = await reader.readexactly(length)
+            try:
+                request_id = json.loads(body).get("id")
+            except ValueError:
+                request_id = None
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+                         b"Transfer-Encoding: chunked\r\n\r\n")  # fmt: skip
+            await writer.drain()
+            sends: list[int] = []
+            start = self.loop.time()
+            for i in range(self.events):
+                delay = start + i * self.interval - self.loop.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                event = self.event(i, request_id)
+                chunk = b"%x\r\n%s\r\n" % (len(event), event)
+                sends.append(time.perf_counter_ns())
+                writer.write(chunk)
+                await writer.drain()
+            writer.write(b"0\r\n\r\n")
+            await writer.drain()
+            self.sends = sends
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+
+def sse_client(url: str, request_id: int, timeout: float = 30.0) -> dict[int, int]:
+    """POST one tools/call on a raw socket; the arrival time (perf_counter_ns of the recv that completed it)
+    of every SSE event, keyed by its id. Decodes chunked framing by hand so nothing buffers in between."""
+    parts = urlsplit(url)
+    assert parts.hostname is not None and parts.port is not None
+    body = call_body(request_id)
+    req = [f"POST {parts.path} HTTP/1.1", f"Host: {parts.hostname}:{parts.port}", f"Content-Length: {len(body)}"]
+    req += [f"{k}: {v}" for k, v in HEADERS.items()]
+    arrivals: dict[int, int] = {}
+    with socket.create_connection((parts.hostname, parts.port), timeout=timeout) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.sendall(("\r\n".join(req) + "\r\n\r\n").encode() + body)
+        raw = b""  # undecoded bytes
+        events = b""  # decoded body not yet split into events
+        headers_done = False
+        chunked = False
+        chunk_left = 0  # body bytes left in the current chunk (plus its trailing CRLF)
+        done = False
+        while not done:
+            data = sock.recv(65536)
+            now = time.perf_counter_ns()
+            if not data:
+                break
+            raw += data
+            if not headers_done:
+                end = raw.find(b"\r\n\r\n")
+                if end < 0:
+                    continue
+                head = raw[:end].decode("latin-1").split("\r\n")
+                if not head[0].startswith("HTTP/1.1 200"):
+                    raise RuntimeError(f"{url}: {head[0]}")
+                chunked = any(h.lower().replace(" ", "") == "transfer-encoding:chunked" for h in head[1:])
+                raw = raw[end + 4 :]
+                headers_done = True
+            if not chunked:
+                events += raw
+                raw = b""
+            while chunked and raw:
+                if chunk_left == 0:
+                    eol = raw.find(b"\r\n")
+                    if eol < 0:
+                        break
+                    size = int(raw[:eol].split(b";")[0], 16)
+                    raw = raw[eol + 2 :]
+                    if size == 0:
+                        done = True
+                        break
+                    chunk_left = size + 2
+                take = raw[: max(0, chunk_left - 2)]
+                events += take
+                consumed = min(len(raw), chunk_left)
+                raw = raw[consumed:]
+                chunk_left -= consumed
+            while True:
+                end = events.find(b"\r\n\r\n")
+                if end < 0:
+                    break
+                block, events = events[:end], events[end + 4 :]
+                for line in block.split(b"\r\n"):
+                    if line.startswith(b"id:"):
+                        arrivals[int(line[3:])] = now
+    return arrivals
+
+
+def sse_series(upstream: SseUpstream, url: str, request_id: int) -> list[float]:
+    arrivals = sse_client(url, request_id)
+    time.sleep(0.05)  # the upstream stores its send log after the terminating chunk
+    sends = upstream.sends
+    if len(arrivals) != upstream.events or len(sends) != upstream.events:
+        raise RuntimeError(f"{url}: {len(arrivals)} events arrived, {len(sends)} sent, {upstream.events} expected")
+    return [(arrivals[i] - sends[i]) / 1e6 for i in range(upstream.events)]
+
+
+# ---------------------------------------------------------------- recording
+
+
+def recording_stats(path: Path) -> dict[str, Any]:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        rows = {t: conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+        anomalies = dict(conn.execute("SELECT kind, count(*) FROM anomalies GROUP BY kind").fetchall())
+        mutations = {str(k): v for k, v in conn.execute("SELECT mutation, count(*) FROM messages GROUP BY mutation")}
+        journal = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    finally:
+        conn.close()
+    size = path.stat().st_size
+    wal = path.with_name(path.name + "-wal")
+    return {
+        "bytes": size, "wal_bytes": wal.stat().st_size if wal.exists() else 0, "journal_mode": journal,
+        "rows": rows, "anomalies": anomalies, "messages_by_mutation": mutations,
+        "bytes_per_exchange": size / rows["exchanges"] if rows.get("exchanges") else None,
+    }  # fmt: skip
+
+
+# ---------------------------------------------------------------- sections
+
+
+def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out: dict[str, Any]) -> None:
+    addon = tmp / "noop_addon.py"
+    addon.write_text(NOOP_ADDON)
+    origin = "{0.scheme}://{0.hostname}:{0.port}".format(urlsplit(endpoint_url))
+    noop = NoopProxy(origin, addon, tmp / "noop-mitmdump.log")
+    rec = tmp / "latency.sqlite"
+    try:
+        with Capture(rec, upstream=endpoint_url) as capture:
+            assert capture.proxy is not None
+            plain = capture.new_run("latency-plain", {})
+            drop = capture.new_run("latency-drop-result-type", DROP_PLAN)
+            targets: list[tuple[str, str, bool]] = [
+                ("a_direct", endpoint_url, True),
+                ("b_noop_mitmdump", f"http://127.0.0.1:{noop.port}{urlsplit(endpoint_url).path}", True),
+                ("c_backchannel", plain.url, True),
+                ("c2_backchannel_drop_result_type", drop.url, False),
+            ]
+            print(f"  no-op mitmdump pid {noop.process.pid} port {noop.port}; "
+                  f"backchannel mitmdump pid {capture.proxy.process.pid} port {capture.proxy.port}", flush=True)  # fmt: skip
+            samples: dict[str, list[float]] = {name: [] for name, _, _ in targets}
+            rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in targets}
+            next_id = 1
+            for r in range(args.rounds):
+                order = targets[r % len(targets) :] + targets[: r % len(targets)]  # rotate to spread drift
+                for name, url, expect_rt in order:
+                    lat, last = latency_series(url, args.requests, args.warmup, next_id)
+                    next_id += args.requests + args.warmup
+                    check_reply(name, last, expect_rt)
+                    samples[name] += lat
+                    rounds[name].append(summary(lat))
+                    print(f"  round {r + 1} {name:<34} median {rounds[name][-1]['median']:.3f} ms "
+                          f"p95 {rounds[name][-1]['p95']:.3f} ms", flush=True)  # fmt: skip
+    finally:
+        noop.stop()
+    stats = {name: summary(v) for name, v in samples.items()}
+    a, b = stats["a_direct"]["median"], stats["b_noop_mitmdump"]["median"]
+    overhead: dict[str, Any] = {"noop_over_direct_ms": b - a}
+    for name in ("c_backchannel", "c2_backchannel_drop_result_type"):
+        c = stats[name]["median"]
+        per_round = [
+            100 * (rounds[name][i]["median"] - rounds["b_noop_mitmdump"][i]["median"])
+            / (rounds["b_noop_mitmdump"][i]["median"] - rounds["a_direct"][i]["median"])
+            for i in range(args.rounds)
+        ]  # fmt: skip
+        overhead[name] = {
+            "over_direct_ms": c - a, "over_noop_ms": c - b, "pct_of_noop_overhead": 100 * (c - b) / (b - a),
+            "pct_of_noop_overhead_per_round": per_round,
+            "goal_met": 100 * (c - b) / (b - a) <= LATENCY_GOAL_PCT,
+        }  # fmt: skip
+    out["latency"] = {
+        "requests_per_series": args.requests, "warmup": args.warmup, "rounds": args.rounds,
+        "unit": "ms", "pooled": stats, "per_round": rounds, "overhead": overhead,
+        "goal": f"backchannel adds at most {LATENCY_GOAL_PCT:.0f}% over the no-op mitmdump's own overhead (medians)",
+    }  # fmt: skip
+    out["recording"] = recording_stats(rec)
+
+
+def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> None:
+    upstream = SseUpstream(args.sse_events, args.sse_interval_ms / 1000)
+    direct: list[float] = []
+    proxied: list[float] = []
+    reps: dict[str, list[dict[str, float]]] = {"direct": [], "backchannel": []}
+    try:
+        with Capture(tmp / "sse.sqlite", upstream=upstream.url) as capture:
+            run = capture.new_run("sse", {}, upstream=upstream.url)
+            for r in range(args.sse_reps):
+                for name, url, into in (("direct", upstream.url, direct), ("backchannel", run.url, proxied)):
+                    d = sse_series(upstream, url, 10_000 + r)
+                    into += d
+                    reps[name].append(summary(d))
+                    print(f"  rep {r + 1} {name:<12} median {reps[name][-1]['median']:.3f} ms "
+                          f"p95 {reps[name][-1]['p95']:.3f} ms max {reps[name][-1]['max']:.3f} ms", flush=True)  # fmt: skip
+    finally:
+        upstream.stop()
+    stats = {"direct": summary(direct), "backchannel": summary(proxied)}
+    rec = recording_stats(tmp / "sse.sqlite")
+    out["sse"] = {
+        "events": args.sse_events, "interval_ms": args.sse_interval_ms, "reps": args.sse_reps, "unit": "ms",
+        "pooled": stats, "per_rep": reps,
+        "added_median_ms": stats["backchannel"]["median"] - stats["direct"]["median"],
+        "goal": f"forward an SSE event within {SSE_GOAL_MS:.0f} ms",
+        "goal_met_p95": stats["backchannel"]["p95"] <= SSE_GOAL_MS,
+        "goal_met_max": stats["backchannel"]["max"] <= SSE_GOAL_MS,
+        "recording": {"rows": rec["rows"], "anomalies": rec["anomalies"], "bytes": rec["bytes"]},
+    }  # fmt: skip
+
+
+def section_startup(args: argparse.Namespace, tmp: Path, endpoint_url: str, out: dict[str, Any]) -> None:
+    starts: list[float] = []
+    ready_lines: list[float] = []
+    stops: list[float] = []
+    for i in range(args.startups):
+        rec = store.create(tmp / f"startup-{i}.sqlite", {"tool": "backchannel-bench"})
+        t0 = time.perf_counter()
+        proxy = start_proxy(rec, endpoint_url)
+        starts.append(time.perf_counter() - t0)
+        ready_lines.append(proxy.started_in)
+        t1 = time.perf_counter()
+        code = proxy.stop()
+        stops.append(time.perf_counter() - t1)
+        if code not in (0, -2, 130):
+            raise RuntimeError(f"mitmdump exited with {code}: {proxy.output_tail()[-2000:]}")
+    addon = tmp / "noop_addon.py"
+    addon.write_text(NOOP_ADDON)
+    origin = "{0.scheme}://{0.hostname}:{0.port}".format(urlsplit(endpoint_url))
+    noop_starts: list[float] = []
+    for _ in range(args.startups):
+        p = NoopProxy(origin, addon, tmp / "noop-startup.log")
+        noop_starts.append(p.started_in)
+        p.stop()
+
+    def s(v: list[float]) -> dict[str, float]:
+        return {"n": len(v), "median": percentile(v, 50), "min": min(v), "max": max(v)}
+
+    out["startup"] = {
+        "unit": "s", "start_proxy": s(starts), "start_proxy_started_in": s(ready_lines), "stop_sigint": s(stops),
+        "noop_mitmdump_spawn_to_accept": s(noop_starts),
+        "confdir_warm": (confdir() / "mitmproxy-ca.pem").exists(),
+    }  # fmt: skip
+
+
+# ---------------------------------------------------------------- report
+
+
+def table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def report(out: dict[str, Any]) -> None:
+    m = out["machine"]
+    print(f"\nmachine: nproc {m['nproc']} ({m['cpu']}), Python {m['python']}, mitmproxy {m['mitmproxy']}, "
+          f"backchannel {m['backchannel']} @ {m['commit']}, load avg at start {m['loadavg_at_start'][0]:.2f}")  # fmt: skip
+    if "latency" in out:
+        lat = out["latency"]
+        print(f"\n1. tools/call latency, {lat['rounds']} x {lat['requests_per_series']} requests per path "
+              f"(after {lat['warmup']} warm-ups each), ms")  # fmt: skip
+        rows = [["path", "median", "p95", "p99", "max", "+median vs direct"]]
+        a = lat["pooled"]["a_direct"]["median"]
+        for name, st in lat["pooled"].items():
+            rows.append([name, f"{st['median']:.3f}", f"{st['p95']:.3f}", f"{st['p99']:.3f}", f"{st['max']:.2f}",
+                         f"{st['median'] - a:+.3f}"])  # fmt: skip
+        print(table(rows))
+        for name in ("c_backchannel", "c2_backchannel_drop_result_type"):
+            o = lat["overhead"][name]
+            per = ", ".join(f"{p:.0f}%" for p in o["pct_of_noop_overhead_per_round"])
+            print(f"  {name}: +{o['over_noop_ms']:.3f} ms over no-op mitmdump = {o['pct_of_noop_overhead']:.0f}% of "
+                  f"the no-op's own +{lat['overhead']['noop_over_direct_ms']:.3f} ms (rounds: {per}); "
+                  f"goal <= {LATENCY_GOAL_PCT:.0f}%: {'MET' if o['goal_met'] else 'MISSED'}")  # fmt: skip
+    if "sse" in out:
+        sse = out["sse"]
+        print(f"\n2. SSE per-event delay (arrival - send), {sse['reps']} x {sse['events']} events "
+              f"{sse['interval_ms']} ms apart, ms")  # fmt: skip
+        rows = [["path", "median", "p95", "p99", "max"]]
+        for name, st in sse["pooled"].items():
+            rows.append([name, f"{st['median']:.3f}", f"{st['p95']:.3f}", f"{st['p99']:.3f}", f"{st['max']:.3f}"])
+        print(table(rows))
+        print(f"  goal: {sse['goal']}: p95 {'MET' if sse['goal_met_p95'] else 'MISSED'}, "
+              f"max {'MET' if sse['goal_met_max'] else 'MISSED'}; SSE recording rows {sse['recording']['rows']}")  # fmt: skip
+    if "startup" in out:
+        st = out["startup"]
+        print(f"\n3. start-up, {st['start_proxy']['n']} times each, warm confdir: {st['confdir_warm']}, s")
+        rows = [["what", "median", "min", "max"]]
+        for key, label in (("start_proxy", "start_proxy() until ready line"),
+                           ("stop_sigint", "RunningProxy.stop() (SIGINT until exit)"),
+                           ("noop_mitmdump_spawn_to_accept", "no-op mitmdump spawn until port accepts")):  # fmt: skip
+            v = st[key]
+            rows.append([label, f"{v['median']:.3f}", f"{v['min']:.3f}", f"{v['max']:.3f}"])
+        print(table(rows))
+    if "recording" in out:
+        rec = out["recording"]
+        print(f"\n4. recording after (1c): {rec['bytes']:,} bytes ({rec['journal_mode']}), "
+              f"{rec['bytes_per_exchange'] or 0:,.0f} bytes per exchange")  # fmt: skip
+        print("  rows: " + ", ".join(f"{k} {v}" for k, v in rec["rows"].items()))
+        print(f"  anomalies: {rec['anomalies'] or 'none'}; messages by mutation: {rec['messages_by_mutation']}")
+    print(f"\ntotal wall time {out['wall_seconds']:.1f} s")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("--json", type=Path, help="write every reported number to this file")
+    p.add_argument("--requests", type=int, default=1000, help="timed requests per path per round (1000)")
+    p.add_argument("--warmup", type=int, default=50, help="untimed requests before each series (50)")
+    p.add_argument("--rounds", type=int, default=3, help="rounds over the four paths, order rotated (3)")
+    p.add_argument("--sse-events", type=int, default=200)
+    p.add_argument("--sse-interval-ms", type=float, default=10.0)
+    p.add_argument("--sse-reps", type=int, default=3)
+    p.add_argument("--startups", type=int, default=5)
+    p.add_argument("--only", choices=("latency", "sse", "startup"), action="append",
+                   help="run only these sections (repeatable); default all")  # fmt: skip
+    p.add_argument("--keep", type=Path, help="keep the recordings and logs in this (new) folder")
+    args = p.parse_args(argv)
+    sections = set(args.only or ("latency", "sse", "startup"))
+
+    began = time.perf_counter()
+    out: dict[str, Any] = {"machine": machine(), "args": {k: str(v) for k, v in vars(args).items()}}
+    m = out["machine"]
+    print(f"nproc {m['nproc']}, Python {m['python']}, mitmproxy {m['mitmproxy']}, confdir warm: "
+          f"{m['confdir_warm_at_start']}", flush=True)  # fmt: skip
+    if args.keep:
+        args.keep.mkdir(parents=True)
+        tmp_ctx: Any = None
+        tmp = args.keep
+    else:
+        tmp_ctx = tempfile.TemporaryDirectory(prefix="backchannel-bench-")
+        tmp = Path(tmp_ctx.name)
+    endpoint = start_endpoint(EndpointConfig())
+    steps: list[tuple[str, Callable[[], None]]] = [
+        ("latency", lambda: section_latency(args, tmp, endpoint.url, out)),
+        ("sse", lambda: section_sse(args, tmp, out)),
+        ("startup", lambda: section_startup(args, tmp, endpoint.url, out)),
+    ]
+    try:
+        for name, step in steps:
+            if name in sections:
+                print(f"[{name}]", flush=True)
+                step()
+    finally:
+        endpoint.stop()
+        if tmp_ctx is not None:
+            tmp_ctx.cleanup()
+    out["wall_seconds"] = time.perf_counter() - began
+    report(out)
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

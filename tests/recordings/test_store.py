@@ -1,0 +1,105 @@
+import sqlite3
+import threading
+
+import pytest
+
+from backchannel.recordings import RecordingError, load, store
+from backchannel.recordings.migrations import migrations
+from tests.factories import new_recording
+
+
+def test_a_new_recording_is_marked_as_ours_and_versioned(tmp_path):
+    path = new_recording(tmp_path / "r.sqlite")
+    rec = load(path)
+    assert rec.meta["format"] == "backchannel-recording"
+    assert rec.format_version == migrations._migrations[-1].name
+    assert rec.meta["nonce"] == "test-nonce"
+
+
+def test_creating_over_an_existing_file_is_refused(tmp_path):
+    path = new_recording(tmp_path / "r.sqlite")
+    with pytest.raises(RecordingError, match="already exists"):
+        store.create(path, {})
+
+
+def test_rows_written_by_the_batched_writer_come_back_in_order(tmp_path):
+    path = tmp_path / "r.sqlite"
+    store.create(path, {})
+    writer = store.RecordingWriter(path)
+    for i in range(120):
+        writer.insert(
+            "messages",
+            {
+                "run_id": "a",
+                "direction": "to-server",
+                "kind": "request",
+                "jsonrpc_id": str(i),
+                "method": "tools/call",
+                "text": f'{{"id":{i}}}',
+            },
+        )
+    writer.flush()
+    writer.close()
+    store.finalize(path)
+    rec = load(path)
+    assert [m.rpc_id for m in rec.messages] == list(range(120))
+    assert [m.seq for m in rec.messages] == list(range(1, 121))
+
+
+def test_writes_from_several_threads_all_land(tmp_path):
+    path = tmp_path / "r.sqlite"
+    store.create(path, {})
+    writer = store.RecordingWriter(path)
+
+    def work(n: int) -> None:
+        for i in range(50):
+            writer.insert("anomalies", {"kind": f"k{n}", "detail": str(i)})
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    writer.flush()
+    writer.close()
+    assert len(load(path).anomalies) == 200
+
+
+def test_finalised_recording_uses_a_rollback_journal_so_read_only_copies_open(tmp_path):
+    path = new_recording(tmp_path / "r.sqlite")
+    mode = sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "delete"
+    path.chmod(0o444)
+    assert load(path).meta["format"] == "backchannel-recording"
+
+
+def test_committed_rows_are_readable_while_the_writer_is_still_open(tmp_path):
+    path = tmp_path / "r.sqlite"
+    store.create(path, {})
+    writer = store.RecordingWriter(path)
+    writer.insert("anomalies", {"kind": "x", "detail": "y"})
+    writer.flush()
+    assert [a.kind for a in load(path).anomalies] == ["x"]
+    writer.close()
+
+
+def test_unknown_columns_are_a_programming_error(tmp_path):
+    path = tmp_path / "r.sqlite"
+    store.create(path, {})
+    writer = store.RecordingWriter(path)
+    with pytest.raises(ValueError, match="unknown table or columns"):
+        writer.insert("messages", {"nope": 1})
+    writer.close()
+
+
+def test_a_writer_that_fails_refuses_further_writes_loudly(tmp_path, capsys):
+    path = tmp_path / "r.sqlite"
+    store.create(path, {})
+    writer = store.RecordingWriter(path)
+    writer.insert("messages", {"direction": "to-server", "kind": "request", "text": None})  # NOT NULL violated
+    with pytest.raises(RecordingError, match="stopped accepting writes"):
+        writer.flush()
+    with pytest.raises(RecordingError):
+        writer.insert("anomalies", {"kind": "x", "detail": "y"})
+    writer.close()
+    assert "recording writer" in capsys.readouterr().err
