@@ -56,6 +56,17 @@ def _require(cond: bool, where: str, what: str) -> None:
 
 def _check_params(where: str, kind: str, raw: dict[str, Any]) -> None:
     if kind == "inject-input-requests":
+        if "byCapability" in raw:
+            options = raw["byCapability"]
+            _require(isinstance(options, list) and bool(options), where, "byCapability must be a non-empty list")
+            for n, option in enumerate(options):
+                _require(
+                    isinstance(option, dict) and option.get("capability") in ("elicitation", "sampling", "roots"),
+                    where,
+                    f"byCapability[{n}].capability must be elicitation, sampling or roots",
+                )
+                _check_params(f"{where} byCapability[{n}]", kind, {"inputRequests": option.get("inputRequests")})
+            return
         requests = raw.get("inputRequests")
         if not isinstance(requests, dict) or not requests:
             raise PlanError(f"{where}: inputRequests must be a non-empty object")

@@ -15,7 +15,7 @@ from .jsonrpc import is_json, is_sse
 from .plan import Mutation
 from .session import FlowState, Session, header_pairs, origin_of
 from .sse import SseItem, SseRewriter
-from .transforms import error_body, progress_token, rewrite_response, sse_event
+from .transforms import choose_input_requests, error_body, progress_token, rewrite_response, sse_event
 
 RESPONSE_KINDS = ("drop-result-type", "inject-input-requests", "hold", "json-to-sse")
 
@@ -47,7 +47,17 @@ class Rewriter:
         if error is not None:
             self._respond_error(flow, state, error, request)
             return
-        state.active = tuple(m for m in chosen if m.kind in RESPONSE_KINDS)
+        active = []
+        for mutation in chosen:
+            if mutation.kind == "inject-input-requests":
+                requests, decision = choose_input_requests(mutation, request)
+                state.applied.append(decision)
+                if requests is None:
+                    continue
+                state.injections[mutation.index] = requests
+            if mutation.kind in RESPONSE_KINDS:
+                active.append(mutation)
+        state.active = tuple(active)
         hold = state.active_kind("hold")
         if hold is not None and hold.params.get("as") == "sse":
             self._redirect_to_hold(flow, state, hold, run.upstream)
@@ -114,7 +124,7 @@ class Rewriter:
 
     def transform_text(self, state: FlowState, text: str) -> str | None:
         """The text the client gets for one JSON-RPC message from upstream (None: unchanged)."""
-        new, records = rewrite_response(text, state.request, state.active, self._mint(state))
+        new, records = rewrite_response(text, state.request, state.active, self._mint(state), state.injections)
         state.applied.extend(records)
         return new
 

@@ -27,11 +27,54 @@ def answers(request: dict[str, Any] | None, payload: Any) -> bool:
     )
 
 
+def declared(capabilities: Any, capability: str, mode: str | None) -> bool:
+    """Whether the client declared this input capability (an empty elicitation object means form only)."""
+    if not isinstance(capabilities, dict) or not isinstance(capabilities.get(capability), dict):
+        return False
+    if capability != "elicitation" or mode is None:
+        return True
+    modes = capabilities["elicitation"]
+    return mode in modes or (mode == "form" and not modes)
+
+
+def choose_input_requests(mutation: Mutation, request: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The inputRequests to inject into the answer to this request, and the record of why (or why none).
+
+    A server must not send an input request the client has not declared, so by default the choice follows the
+    capabilities declared on this very request; a legacy-era request gets none when the plan is modernOnly.
+    """
+    raw_params = request.get("params")
+    params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
+    raw_meta = params.get("_meta")
+    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+    version = meta.get("io.modelcontextprotocol/protocolVersion")
+    capabilities = meta.get("io.modelcontextprotocol/clientCapabilities")
+    record: dict[str, Any] = {"kind": "inject-decision", "index": mutation.index, "protocolVersion": version}
+    if mutation.params.get("modernOnly") and not isinstance(version, str):
+        return None, {**record, "chosen": None, "reason": "legacy-era"}
+    options = mutation.params.get("byCapability")
+    if options is None:
+        return mutation.params["inputRequests"], {**record, "chosen": "fixed"}
+    for option in options:
+        if declared(capabilities, option["capability"], option.get("mode")):
+            return option["inputRequests"], {**record, "chosen": option["capability"]}
+    if mutation.params.get("ignoreCapabilities"):
+        first = options[0]
+        return first["inputRequests"], {
+            **record,
+            "chosen": first["capability"],
+            "outOfSpec": True,
+            "reason": "sent although the client did not declare it",
+        }
+    return None, {**record, "chosen": None, "reason": "client-declares-no-input-capability"}
+
+
 def rewrite_response(
     text: str,
     request: dict[str, Any] | None,
     mutations: tuple[Mutation, ...],
     mint_state: Callable[[Mutation], str],
+    chosen: dict[int, dict[str, Any]] | None = None,
 ) -> tuple[str | None, list[dict[str, Any]]]:
     """Apply the result mutations in plan order; (None, []) when nothing applies to this message."""
     try:
@@ -47,7 +90,7 @@ def rewrite_response(
             result = json.loads(current)["result"]
             injected: dict[str, Any] = {
                 "resultType": "input_required",
-                "inputRequests": mutation.params["inputRequests"],
+                "inputRequests": (chosen or {}).get(mutation.index) or mutation.params["inputRequests"],
                 "requestState": mint_state(mutation),
             }
             if isinstance(result.get("_meta"), dict):

@@ -111,8 +111,13 @@ def machine() -> dict[str, Any]:
     except OSError:
         pass
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=Path(__file__).resolve().parent, timeout=5).stdout.strip()  # fmt: skip
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent,
+            timeout=5,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
     return {
@@ -131,20 +136,65 @@ def machine() -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------- CPU accounting (noise indicator)
+
+
+def _machine_ticks() -> tuple[int, int]:
+    """(busy, total) clock ticks over all CPUs since boot, from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    total = sum(fields[:8])  # user nice system idle iowait irq softirq steal (guest is inside user)
+    return total - idle, total
+
+
+def _process_ticks(pids: Sequence[int]) -> int:
+    ticks = 0
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        rest = stat[stat.rindex(")") + 2 :].split()
+        ticks += int(rest[11]) + int(rest[12])  # utime, stime (all threads)
+    return ticks
+
+
+class ForeignCpu:
+    """How much of the machine's CPU went to processes other than ours while a series ran (0..1 of all cores)."""
+
+    def __init__(self, pids: Sequence[int]) -> None:
+        self.pids = [os.getpid(), *pids]
+        self.busy0, self.total0 = _machine_ticks()
+        self.ours0 = _process_ticks(self.pids)
+
+    def share(self) -> float:
+        busy, total = _machine_ticks()
+        ours = _process_ticks(self.pids)
+        if total == self.total0:
+            return 0.0
+        return max(0.0, ((busy - self.busy0) - (ours - self.ours0)) / (total - self.total0))
+
+
 # ---------------------------------------------------------------- MCP requests
 
 
 def call_body(request_id: int) -> bytes:
-    return json.dumps({
-        "jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-        "params": {
-            "name": TOOL, "arguments": {"repo": "demo"},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
-                "io.modelcontextprotocol/clientCapabilities": {},
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "tools/call",
+            "params": {
+                "name": TOOL,
+                "arguments": {"repo": "demo"},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                },
             },
         },
-    }, separators=(",", ":")).encode()  # fmt: skip
+        separators=(",", ":"),
+    ).encode()
 
 
 def latency_series(url: str, n: int, warmup: int, first_id: int) -> tuple[list[float], bytes]:
@@ -215,14 +265,22 @@ class NoopProxy:
     def __init__(self, upstream_origin: str, addon: Path, log: Path) -> None:
         self.port = free_port()
         self.argv = [
-            sys.executable, "-c", "from mitmproxy.tools.main import mitmdump; mitmdump()", "-q",
-            "--set", f"confdir={confdir()}", "--mode", f"reverse:{upstream_origin}@127.0.0.1:{self.port}",
-            "-s", str(addon),
-        ]  # fmt: skip
-        self._log = open(log, "ab")  # noqa: SIM115 - closed in stop()
+            sys.executable,
+            "-c",
+            "from mitmproxy.tools.main import mitmdump; mitmdump()",
+            "-q",
+            "--set",
+            f"confdir={confdir()}",
+            "--mode",
+            f"reverse:{upstream_origin}@127.0.0.1:{self.port}",
+            "-s",
+            str(addon),
+        ]
+        self._log = open(log, "ab")  # closed in stop()
         t0 = time.monotonic()
-        self.process = subprocess.Popen(self.argv, stdout=self._log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+        self.process = subprocess.Popen(
+            self.argv, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+        )
         try:
             wait_accepting(self.port, self.process)
         except BaseException:
@@ -280,12 +338,21 @@ class SseUpstream:
 
     def event(self, i: int, request_id: Any) -> bytes:
         if i == self.events - 1:
-            msg: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": {
-                "content": [{"type": "text", "text": "repo demo: branch main, clean"}], "isError": False,
-                "resultType": "complete"}}  # fmt: skip
+            msg: dict[str, Any] = {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": {
+                    "content": [{"type": "text", "text": "repo demo: branch main, clean"}],
+                    "isError": False,
+                    "resultType": "complete",
+                },
+            }
         else:
-            msg = {"jsonrpc": "2.0", "method": "notifications/progress",
-                   "params": {"progressToken": "bench", "progress": i, "total": self.events, "message": "working"}}  # fmt: skip
+            msg = {
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {"progressToken": "bench", "progress": i, "total": self.events, "message": "working"},
+            }
         return b"event: message\r\nid: %d\r\ndata: %s\r\n\r\n" % (i, json.dumps(msg, separators=(",", ":")).encode())
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -303,8 +370,10 @@ class SseUpstream:
                 request_id = json.loads(body).get("id")
             except ValueError:
                 request_id = None
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-                         b"Transfer-Encoding: chunked\r\n\r\n")  # fmt: skip
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n"
+            )
             await writer.drain()
             sends: list[int] = []
             start = self.loop.time()
@@ -415,10 +484,14 @@ def recording_stats(path: Path) -> dict[str, Any]:
     size = path.stat().st_size
     wal = path.with_name(path.name + "-wal")
     return {
-        "bytes": size, "wal_bytes": wal.stat().st_size if wal.exists() else 0, "journal_mode": journal,
-        "rows": rows, "anomalies": anomalies, "messages_by_mutation": mutations,
+        "bytes": size,
+        "wal_bytes": wal.stat().st_size if wal.exists() else 0,
+        "journal_mode": journal,
+        "rows": rows,
+        "anomalies": anomalies,
+        "messages_by_mutation": mutations,
         "bytes_per_exchange": size / rows["exchanges"] if rows.get("exchanges") else None,
-    }  # fmt: skip
+    }
 
 
 # ---------------------------------------------------------------- sections
@@ -441,21 +514,30 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
                 ("c_backchannel", plain.url, True),
                 ("c2_backchannel_drop_result_type", drop.url, False),
             ]
-            print(f"  no-op mitmdump pid {noop.process.pid} port {noop.port}; "
-                  f"backchannel mitmdump pid {capture.proxy.process.pid} port {capture.proxy.port}", flush=True)  # fmt: skip
+            print(
+                f"  no-op mitmdump pid {noop.process.pid} port {noop.port}; "
+                f"backchannel mitmdump pid {capture.proxy.process.pid} port {capture.proxy.port}",
+                flush=True,
+            )
             samples: dict[str, list[float]] = {name: [] for name, _, _ in targets}
             rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in targets}
+            pids = [noop.process.pid, capture.proxy.process.pid]
             next_id = 1
             for r in range(args.rounds):
                 order = targets[r % len(targets) :] + targets[: r % len(targets)]  # rotate to spread drift
                 for name, url, expect_rt in order:
+                    foreign = ForeignCpu(pids)
                     lat, last = latency_series(url, args.requests, args.warmup, next_id)
                     next_id += args.requests + args.warmup
                     check_reply(name, last, expect_rt)
                     samples[name] += lat
-                    rounds[name].append(summary(lat))
-                    print(f"  round {r + 1} {name:<34} median {rounds[name][-1]['median']:.3f} ms "
-                          f"p95 {rounds[name][-1]['p95']:.3f} ms", flush=True)  # fmt: skip
+                    rounds[name].append({**summary(lat), "foreign_cpu": foreign.share()})
+                    print(
+                        f"  round {r + 1} {name:<34} median {rounds[name][-1]['median']:.3f} ms "
+                        f"p95 {rounds[name][-1]['p95']:.3f} ms  (other processes used "
+                        f"{100 * rounds[name][-1]['foreign_cpu']:.0f}% of the CPUs)",
+                        flush=True,
+                    )
     finally:
         noop.stop()
     stats = {name: summary(v) for name, v in samples.items()}
@@ -464,20 +546,29 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
     for name in ("c_backchannel", "c2_backchannel_drop_result_type"):
         c = stats[name]["median"]
         per_round = [
-            100 * (rounds[name][i]["median"] - rounds["b_noop_mitmdump"][i]["median"])
+            100
+            * (rounds[name][i]["median"] - rounds["b_noop_mitmdump"][i]["median"])
             / (rounds["b_noop_mitmdump"][i]["median"] - rounds["a_direct"][i]["median"])
             for i in range(args.rounds)
-        ]  # fmt: skip
+        ]
         overhead[name] = {
-            "over_direct_ms": c - a, "over_noop_ms": c - b, "pct_of_noop_overhead": 100 * (c - b) / (b - a),
+            "over_direct_ms": c - a,
+            "over_noop_ms": c - b,
+            "pct_of_noop_overhead": 100 * (c - b) / (b - a),
             "pct_of_noop_overhead_per_round": per_round,
+            "pct_median_of_rounds": percentile(per_round, 50),
             "goal_met": 100 * (c - b) / (b - a) <= LATENCY_GOAL_PCT,
-        }  # fmt: skip
+        }
     out["latency"] = {
-        "requests_per_series": args.requests, "warmup": args.warmup, "rounds": args.rounds,
-        "unit": "ms", "pooled": stats, "per_round": rounds, "overhead": overhead,
+        "requests_per_series": args.requests,
+        "warmup": args.warmup,
+        "rounds": args.rounds,
+        "unit": "ms",
+        "pooled": stats,
+        "per_round": rounds,
+        "overhead": overhead,
         "goal": f"backchannel adds at most {LATENCY_GOAL_PCT:.0f}% over the no-op mitmdump's own overhead (medians)",
-    }  # fmt: skip
+    }
     out["recording"] = recording_stats(rec)
 
 
@@ -489,26 +580,36 @@ def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> Non
     try:
         with Capture(tmp / "sse.sqlite", upstream=upstream.url) as capture:
             run = capture.new_run("sse", {}, upstream=upstream.url)
+            assert capture.proxy is not None
             for r in range(args.sse_reps):
                 for name, url, into in (("direct", upstream.url, direct), ("backchannel", run.url, proxied)):
+                    foreign = ForeignCpu([capture.proxy.process.pid])
                     d = sse_series(upstream, url, 10_000 + r)
                     into += d
-                    reps[name].append(summary(d))
-                    print(f"  rep {r + 1} {name:<12} median {reps[name][-1]['median']:.3f} ms "
-                          f"p95 {reps[name][-1]['p95']:.3f} ms max {reps[name][-1]['max']:.3f} ms", flush=True)  # fmt: skip
+                    reps[name].append({**summary(d), "foreign_cpu": foreign.share()})
+                    print(
+                        f"  rep {r + 1} {name:<12} median {reps[name][-1]['median']:.3f} ms "
+                        f"p95 {reps[name][-1]['p95']:.3f} ms max {reps[name][-1]['max']:.3f} ms  (other processes "
+                        f"used {100 * reps[name][-1]['foreign_cpu']:.0f}% of the CPUs)",
+                        flush=True,
+                    )
     finally:
         upstream.stop()
     stats = {"direct": summary(direct), "backchannel": summary(proxied)}
     rec = recording_stats(tmp / "sse.sqlite")
     out["sse"] = {
-        "events": args.sse_events, "interval_ms": args.sse_interval_ms, "reps": args.sse_reps, "unit": "ms",
-        "pooled": stats, "per_rep": reps,
+        "events": args.sse_events,
+        "interval_ms": args.sse_interval_ms,
+        "reps": args.sse_reps,
+        "unit": "ms",
+        "pooled": stats,
+        "per_rep": reps,
         "added_median_ms": stats["backchannel"]["median"] - stats["direct"]["median"],
         "goal": f"forward an SSE event within {SSE_GOAL_MS:.0f} ms",
         "goal_met_p95": stats["backchannel"]["p95"] <= SSE_GOAL_MS,
         "goal_met_max": stats["backchannel"]["max"] <= SSE_GOAL_MS,
         "recording": {"rows": rec["rows"], "anomalies": rec["anomalies"], "bytes": rec["bytes"]},
-    }  # fmt: skip
+    }
 
 
 def section_startup(args: argparse.Namespace, tmp: Path, endpoint_url: str, out: dict[str, Any]) -> None:
@@ -539,10 +640,13 @@ def section_startup(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
         return {"n": len(v), "median": percentile(v, 50), "min": min(v), "max": max(v)}
 
     out["startup"] = {
-        "unit": "s", "start_proxy": s(starts), "start_proxy_started_in": s(ready_lines), "stop_sigint": s(stops),
+        "unit": "s",
+        "start_proxy": s(starts),
+        "start_proxy_started_in": s(ready_lines),
+        "stop_sigint": s(stops),
         "noop_mitmdump_spawn_to_accept": s(noop_starts),
         "confdir_warm": (confdir() / "mitmproxy-ca.pem").exists(),
-    }  # fmt: skip
+    }
 
 
 # ---------------------------------------------------------------- report
@@ -550,55 +654,85 @@ def section_startup(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
 
 def table(rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
+    lines = [
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+        for r in rows
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
 
 def report(out: dict[str, Any]) -> None:
     m = out["machine"]
-    print(f"\nmachine: nproc {m['nproc']} ({m['cpu']}), Python {m['python']}, mitmproxy {m['mitmproxy']}, "
-          f"backchannel {m['backchannel']} @ {m['commit']}, load avg at start {m['loadavg_at_start'][0]:.2f}")  # fmt: skip
+    print(
+        f"\nmachine: nproc {m['nproc']} ({m['cpu']}), Python {m['python']}, mitmproxy {m['mitmproxy']}, "
+        f"backchannel {m['backchannel']} @ {m['commit']}, load avg at start {m['loadavg_at_start'][0]:.2f}"
+    )
     if "latency" in out:
         lat = out["latency"]
-        print(f"\n1. tools/call latency, {lat['rounds']} x {lat['requests_per_series']} requests per path "
-              f"(after {lat['warmup']} warm-ups each), ms")  # fmt: skip
+        print(
+            f"\n1. tools/call latency, {lat['rounds']} x {lat['requests_per_series']} requests per path "
+            f"(after {lat['warmup']} warm-ups each), ms"
+        )
         rows = [["path", "median", "p95", "p99", "max", "+median vs direct"]]
         a = lat["pooled"]["a_direct"]["median"]
         for name, st in lat["pooled"].items():
-            rows.append([name, f"{st['median']:.3f}", f"{st['p95']:.3f}", f"{st['p99']:.3f}", f"{st['max']:.2f}",
-                         f"{st['median'] - a:+.3f}"])  # fmt: skip
+            rows.append(
+                [
+                    name,
+                    f"{st['median']:.3f}",
+                    f"{st['p95']:.3f}",
+                    f"{st['p99']:.3f}",
+                    f"{st['max']:.2f}",
+                    f"{st['median'] - a:+.3f}",
+                ]
+            )
         print(table(rows))
         for name in ("c_backchannel", "c2_backchannel_drop_result_type"):
             o = lat["overhead"][name]
             per = ", ".join(f"{p:.0f}%" for p in o["pct_of_noop_overhead_per_round"])
-            print(f"  {name}: +{o['over_noop_ms']:.3f} ms over no-op mitmdump = {o['pct_of_noop_overhead']:.0f}% of "
-                  f"the no-op's own +{lat['overhead']['noop_over_direct_ms']:.3f} ms (rounds: {per}); "
-                  f"goal <= {LATENCY_GOAL_PCT:.0f}%: {'MET' if o['goal_met'] else 'MISSED'}")  # fmt: skip
+            print(
+                f"  {name}: +{o['over_noop_ms']:.3f} ms over no-op mitmdump = {o['pct_of_noop_overhead']:.0f}% of "
+                f"the no-op's own +{lat['overhead']['noop_over_direct_ms']:.3f} ms (per round: {per}; median "
+                f"{o['pct_median_of_rounds']:.0f}%); goal <= {LATENCY_GOAL_PCT:.0f}%: "
+                f"{'MET' if o['goal_met'] else 'MISSED'}"
+            )
+        foreign = [r["foreign_cpu"] for v in lat["per_round"].values() for r in v]
+        print(
+            f"  other processes used {100 * min(foreign):.0f}-{100 * max(foreign):.0f}% of the CPUs during the series"
+        )
     if "sse" in out:
         sse = out["sse"]
-        print(f"\n2. SSE per-event delay (arrival - send), {sse['reps']} x {sse['events']} events "
-              f"{sse['interval_ms']} ms apart, ms")  # fmt: skip
+        print(
+            f"\n2. SSE per-event delay (arrival - send), {sse['reps']} x {sse['events']} events "
+            f"{sse['interval_ms']} ms apart, ms"
+        )
         rows = [["path", "median", "p95", "p99", "max"]]
         for name, st in sse["pooled"].items():
             rows.append([name, f"{st['median']:.3f}", f"{st['p95']:.3f}", f"{st['p99']:.3f}", f"{st['max']:.3f}"])
         print(table(rows))
-        print(f"  goal: {sse['goal']}: p95 {'MET' if sse['goal_met_p95'] else 'MISSED'}, "
-              f"max {'MET' if sse['goal_met_max'] else 'MISSED'}; SSE recording rows {sse['recording']['rows']}")  # fmt: skip
+        print(
+            f"  goal: {sse['goal']}: p95 {'MET' if sse['goal_met_p95'] else 'MISSED'}, "
+            f"max {'MET' if sse['goal_met_max'] else 'MISSED'}; SSE recording rows {sse['recording']['rows']}"
+        )
     if "startup" in out:
         st = out["startup"]
         print(f"\n3. start-up, {st['start_proxy']['n']} times each, warm confdir: {st['confdir_warm']}, s")
         rows = [["what", "median", "min", "max"]]
-        for key, label in (("start_proxy", "start_proxy() until ready line"),
-                           ("stop_sigint", "RunningProxy.stop() (SIGINT until exit)"),
-                           ("noop_mitmdump_spawn_to_accept", "no-op mitmdump spawn until port accepts")):  # fmt: skip
+        for key, label in (
+            ("start_proxy", "start_proxy() until ready line"),
+            ("stop_sigint", "RunningProxy.stop() (SIGINT until exit)"),
+            ("noop_mitmdump_spawn_to_accept", "no-op mitmdump spawn until port accepts"),
+        ):
             v = st[key]
             rows.append([label, f"{v['median']:.3f}", f"{v['min']:.3f}", f"{v['max']:.3f}"])
         print(table(rows))
     if "recording" in out:
         rec = out["recording"]
-        print(f"\n4. recording after (1c): {rec['bytes']:,} bytes ({rec['journal_mode']}), "
-              f"{rec['bytes_per_exchange'] or 0:,.0f} bytes per exchange")  # fmt: skip
+        print(
+            f"\n4. recording after (1c): {rec['bytes']:,} bytes ({rec['journal_mode']}), "
+            f"{rec['bytes_per_exchange'] or 0:,.0f} bytes per exchange"
+        )
         print("  rows: " + ", ".join(f"{k} {v}" for k, v in rec["rows"].items()))
         print(f"  anomalies: {rec['anomalies'] or 'none'}; messages by mutation: {rec['messages_by_mutation']}")
     print(f"\ntotal wall time {out['wall_seconds']:.1f} s")
@@ -609,13 +743,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--json", type=Path, help="write every reported number to this file")
     p.add_argument("--requests", type=int, default=1000, help="timed requests per path per round (1000)")
     p.add_argument("--warmup", type=int, default=50, help="untimed requests before each series (50)")
-    p.add_argument("--rounds", type=int, default=3, help="rounds over the four paths, order rotated (3)")
+    p.add_argument("--rounds", type=int, default=5, help="rounds over the four paths, order rotated (5)")
     p.add_argument("--sse-events", type=int, default=200)
     p.add_argument("--sse-interval-ms", type=float, default=10.0)
     p.add_argument("--sse-reps", type=int, default=3)
     p.add_argument("--startups", type=int, default=5)
-    p.add_argument("--only", choices=("latency", "sse", "startup"), action="append",
-                   help="run only these sections (repeatable); default all")  # fmt: skip
+    p.add_argument(
+        "--only",
+        choices=("latency", "sse", "startup"),
+        action="append",
+        help="run only these sections (repeatable); default all",
+    )
     p.add_argument("--keep", type=Path, help="keep the recordings and logs in this (new) folder")
     args = p.parse_args(argv)
     sections = set(args.only or ("latency", "sse", "startup"))
@@ -623,8 +761,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     began = time.perf_counter()
     out: dict[str, Any] = {"machine": machine(), "args": {k: str(v) for k, v in vars(args).items()}}
     m = out["machine"]
-    print(f"nproc {m['nproc']}, Python {m['python']}, mitmproxy {m['mitmproxy']}, confdir warm: "
-          f"{m['confdir_warm_at_start']}", flush=True)  # fmt: skip
+    print(
+        f"nproc {m['nproc']}, Python {m['python']}, mitmproxy {m['mitmproxy']}, confdir warm: "
+        f"{m['confdir_warm_at_start']}",
+        flush=True,
+    )
     if args.keep:
         args.keep.mkdir(parents=True)
         tmp_ctx: Any = None
@@ -648,6 +789,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if tmp_ctx is not None:
             tmp_ctx.cleanup()
     out["wall_seconds"] = time.perf_counter() - began
+    out["machine"]["loadavg_at_end"] = os.getloadavg()
     report(out)
     if args.json:
         args.json.write_text(json.dumps(out, indent=2) + "\n")

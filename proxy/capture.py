@@ -52,17 +52,27 @@ def upstream_reachable(url: str, timeout: float = 3.0) -> str | None:
 class Capture:
     """Use as a context manager; closing finalises the recording so it opens read-only anywhere."""
 
-    def __init__(self, out: Path, *, upstream: str | None = None, endpoint: EndpointConfig | None = None) -> None:
+    def __init__(
+        self,
+        out: Path,
+        *,
+        upstream: str | None = None,
+        endpoint: EndpointConfig | None = None,
+        nonce: str | None = None,
+        meta: dict[str, str] | None = None,
+    ) -> None:
         self.out = Path(out)
         self.upstream = upstream
-        self.endpoint_config = endpoint or EndpointConfig()
+        self.nonce = nonce or secrets.token_hex(8)
+        self.endpoint_config = endpoint or EndpointConfig(nonce=self.nonce)
         self.endpoints: list[RunningEndpoint] = []
         self.proxy: RunningProxy | None = None
         self.writer: store.RecordingWriter | None = None
-        self.nonce = secrets.token_hex(8)
+        self.extra_meta = dict(meta or {})
         self._ordinal = 0
         self._offsets: dict[tuple[str, str], int] = {}
         self._lock = threading.Lock()
+        self._details: dict[str, dict[str, Any]] = {}
 
     def __enter__(self) -> Capture:
         self.start()
@@ -78,6 +88,7 @@ class Capture:
             "mitmproxy_version": version("mitmproxy"),
             "nonce": self.nonce,
             "created_at": f"{time.time():.3f}",
+            **self.extra_meta,
         }
         store.create(self.out, meta)
         self.writer = store.RecordingWriter(self.out)
@@ -118,6 +129,8 @@ class Capture:
         run_id = secrets.token_hex(6)
         target = upstream or self.upstream
         self._ordinal += 1
+        path = urlsplit(target).path or "/"
+        url = f"{self.proxy.base_url}/r/{run_id}{path}"
         self.writer.insert(
             "runs",
             {
@@ -129,12 +142,36 @@ class Capture:
                 "plan": plan or {},
                 "client_argv": list(argv) if argv is not None else None,
                 "started_at": time.time(),
-                "detail": detail or {},
+                "detail": self._details.setdefault(run_id, {"url": url, **(detail or {})}),
             },
         )
         self.writer.flush()
         path = urlsplit(target).path or "/"
         return RunHandle(run_id, name, f"{self.proxy.base_url}/r/{run_id}{path}", target)
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
+        """Poll a condition on the recording (the proxy writes from another process), bounded."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return True
+            time.sleep(0.02)  # the writer commits every 50 ms; there is no cross-process event to await
+        return predicate()
+
+    def record_files(self, run: RunHandle, lab: Lab) -> None:
+        """Record the text files a lab's HOME holds, as evidence of that run."""
+        assert self.writer is not None
+        for found in lab.files():
+            self.writer.insert(
+                "files",
+                {
+                    "run_id": run.id,
+                    "path": found.path,
+                    "size": found.size,
+                    "data": found.data,
+                    "truncated": int(found.truncated),
+                },
+            )
 
     def record_output(self, run_id: str, stream: str, chunk: bytes) -> None:
         assert self.writer is not None
@@ -153,11 +190,12 @@ class Capture:
         timeout: float = 60.0,
         on_output: Callable[[str, bytes], None] | None = None,
         keep_lab: bool = False,
+        lab: Lab | None = None,
     ) -> LabResult:
         """Run the client command with {url} substituted, in a fresh lab; record its output, exit and files."""
         assert self.writer is not None
         argv = [part.replace("{url}", run.url) for part in argv_template]
-        lab = Lab(run.id, keep=keep_lab)
+        lab = lab or Lab(run.id, keep=keep_lab)
 
         def output(stream: str, chunk: bytes) -> None:
             self.record_output(run.id, stream, chunk)
@@ -167,27 +205,24 @@ class Capture:
         try:
             self.writer.update("runs", ("id", run.id), {"client_argv": argv, "lab_home": str(lab.home)})
             result = lab.run(argv, lab.env(run.url), output, timeout)
-            for found in lab.files():
-                self.writer.insert(
-                    "files",
-                    {
-                        "run_id": run.id,
-                        "path": found.path,
-                        "size": found.size,
-                        "data": found.data,
-                        "truncated": int(found.truncated),
-                    },
-                )
+            self.record_files(run, lab)
             self.end_run(run, exit_code=result.exit_code, outcome=result.outcome, note=result.detail)
             return result
         finally:
             lab.close()
 
+    def note_run(self, run: RunHandle, **detail: Any) -> None:
+        """Add facts to a run's detail (what the harness planted, decided or saw)."""
+        assert self.writer is not None
+        self._details.setdefault(run.id, {}).update(detail)
+        self.writer.update("runs", ("id", run.id), {"detail": json.dumps(self._details[run.id])})
+
     def end_run(self, run: RunHandle, *, exit_code: int | None = None, outcome: str = "ended", note: str = "") -> None:
         assert self.writer is not None
         values: dict[str, Any] = {"ended_at": time.time(), "exit_code": exit_code, "outcome": outcome}
         if note:
-            values["detail"] = json.dumps({"note": note})
+            self._details.setdefault(run.id, {})["note"] = note
+            values["detail"] = json.dumps(self._details[run.id])
         self.writer.update("runs", ("id", run.id), values)
         self.writer.flush()
 

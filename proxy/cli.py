@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -11,12 +13,17 @@ import typer
 from rich.console import Console
 
 from backchannel.addons.plan import PlanError, parse_plan
+from backchannel.oracle import all_checks, judge
+from backchannel.oracle.model import Report
+from backchannel.oracle.render import FORMATS, render
 from backchannel.recordings import load, store
 from backchannel.recordings.errors import RecordingError
 
 from .capture import CaptureError
+from .check import run_scenario
 from .endpoint_tools import EndpointConfig, scenarios
 from .mitm import ProxyError
+from .probe_mrtr import ProbeOptions
 from .record import record_command, record_live
 from .timeline import timeline
 
@@ -118,6 +125,80 @@ def record(
             record_live(target, upstream=upstream, plan=mutation_plan, scenario=scenario, console=out_console)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
+
+
+def _render_and_exit(report: Report, fmt: str) -> None:
+    out_console.file.write(render(report, fmt))
+    out_console.file.flush()
+    raise typer.Exit(report.exit_code)
+
+
+def _default_target() -> list[str]:
+    return [sys.executable, "-m", "backchannel.proxy.toy_agent"]
+
+
+@app.command()
+def check(
+    target: Annotated[str | None, typer.Option(help='A CLI to discover from its own help, e.g. "fastmcp".')] = None,
+    client: Annotated[
+        str | None, typer.Option(help="The client invocation, with {url} where the server URL goes.")
+    ] = None,
+    scenario: Annotated[str, typer.Option(help="Which scenario to run.")] = "mrtr-provenance",
+    out: Annotated[Path | None, typer.Option(help="Where to keep the recording (.sqlite).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="Report format: text, json, junit or sarif.")] = "text",
+    ignore_capabilities: Annotated[
+        bool, typer.Option(help="Send the probe's input request even if the client did not declare it (out of spec).")
+    ] = False,
+    result_type_rule: Annotated[
+        str, typer.Option(help="Grade the modern ABSENT run by the spec or as the seed.")
+    ] = "spec",
+    timeout: Annotated[float, typer.Option(help="Seconds each client run may take.")] = 30.0,
+) -> None:
+    """Run a scenario against a client, record it, and judge it. With no target, the bundled toy agent's flawed twin."""
+    if fmt not in FORMATS:
+        raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
+    if result_type_rule not in ("spec", "seed"):
+        raise fail(f"unknown --result-type-rule {result_type_rule!r}; valid: spec, seed")
+    if target and client:
+        raise fail("give --target (a CLI to discover) or --client (an invocation with {url}), not both")
+    target_argv = shlex.split(target) if target else (None if client else _default_target())
+    options = ProbeOptions(
+        out=out or Path(time.strftime("backchannel-check-%Y%m%d-%H%M%S.sqlite")),
+        target=target_argv,
+        client=shlex.split(client) if client else None,
+        ignore_capabilities=ignore_capabilities,
+        result_type_rule=result_type_rule,
+        timeout=timeout,
+    )
+    try:
+        path = run_scenario(scenario, options, progress=lambda text: err_console.print(f"· {text}", style="dim"))
+        report = judge(load(path))
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
+    err_console.print(f"recording: {path}  (re-judge with: backchannel judge {path})", style="dim")
+    _render_and_exit(report, fmt)
+
+
+@app.command("judge")
+def judge_command(
+    recording: Annotated[Path, typer.Argument(help="A .sqlite recording.")],
+    fmt: Annotated[str, typer.Option("--format", help="Report format: text, json, junit or sarif.")] = "text",
+) -> None:
+    """Judge a recording offline and print the report, exactly as `check` did when it was made."""
+    if fmt not in FORMATS:
+        raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
+    try:
+        report = judge(load(recording))
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
+    _render_and_exit(report, fmt)
+
+
+@app.command("checks")
+def list_checks() -> None:
+    """List every check: id, scenario, level, title."""
+    for item in all_checks().values():
+        out_console.print(f"{item.id}  [{item.scenario}] {item.level}  {item.title}", markup=False)
 
 
 @app.command()

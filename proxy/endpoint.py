@@ -223,6 +223,7 @@ class ScriptedEndpoint:
             progress_token=progress_token(params),
             request_id=request.id,
             headers=request.headers,
+            nonce=self.config.nonce,
         )
         await until_disconnected(receive, self._answer_tool(tool, call, send))
 
@@ -232,7 +233,9 @@ class ScriptedEndpoint:
             message = error_response(call.request_id, dict(reply.error))
         else:
             result = dict(reply.result) if reply.result is not None else {"content": []}
-            message = result_response(call.request_id, self._modern_result(result) if call.era == "modern" else result)
+            message = result_response(
+                call.request_id, self._modern_result(result) if call.era == "modern" else self._legacy_result(result)
+            )
         if reply.transport == "sse":
             token = call.progress_token if reply.progress else None
             await send_sse(
@@ -251,6 +254,13 @@ class ScriptedEndpoint:
         result.setdefault("resultType", "complete")
         extra = result.get("_meta")
         result["_meta"] = {META_SERVER_INFO: self._server_info(), **(extra if isinstance(extra, dict) else {})}
+        return result
+
+    def _legacy_result(self, result: dict[str, Any]) -> dict[str, Any]:
+        # A tool that returns _meta gets the same serverInfo in both eras, so the two results differ only by resultType.
+        extra = result.get("_meta")
+        if isinstance(extra, dict):
+            result["_meta"] = {META_SERVER_INFO: self._server_info(), **extra}
         return result
 
     def _server_info(self) -> dict[str, str]:

@@ -33,6 +33,7 @@ class ToolCall:
     progress_token: str | int | None
     request_id: object
     headers: dict[str, str]
+    nonce: str = ""  # the endpoint's per-recording nonce, for tools that plant markers
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ class EndpointConfig:
     server_version: str = "0.1.0"
     legacy_only: bool = False
     instructions: str | None = None
+    nonce: str = ""  # handed to every ToolCall, so scenario tools can tag their text with the recording's nonce
 
 
 def scenarios() -> dict[str, Scenario]:

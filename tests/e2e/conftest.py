@@ -149,17 +149,22 @@ def query_live(path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple
 
 
 def wait_for_rows(
-    path: Path, sql: str, ready: Callable[[list[tuple[Any, ...]]], bool], *, timeout: float = 5.0
+    path: Path,
+    sql: str,
+    params: tuple[Any, ...],
+    ready: Callable[[list[tuple[Any, ...]]], bool],
+    *,
+    timeout: float = 5.0,
 ) -> list[tuple[Any, ...]]:
     """Poll a live recording until `ready(rows)`; the writer commits every 50 ms, so this is a short, bounded wait."""
     deadline = time.monotonic() + timeout
     tick = threading.Event()  # never set: wait() is an interruptible, bounded pause between reads
-    rows = query_live(path, sql)
+    rows = query_live(path, sql, params)
     while not ready(rows):
         if time.monotonic() >= deadline:
             raise AssertionError(f"after {timeout} s the recording still shows {rows!r} for {sql!r}")
         tick.wait(0.02)
-        rows = query_live(path, sql)
+        rows = query_live(path, sql, params)
     return rows
 
 
@@ -247,9 +252,7 @@ def raw_upstream() -> Iterator[Callable[[Respond], RawUpstream]]:
         server.stop()
 
 
-SSE_HEAD = (
-    b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n"
-)
+SSE_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n"
 
 
 def sse_event_bytes(message: Any) -> bytes:

@@ -19,6 +19,7 @@ import uvicorn
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.types import ASGIApp
 
 SERVER_NAME = "sdk-repo-status"
 HOST = "127.0.0.1"
@@ -70,9 +71,9 @@ class _NotifyingServer(uvicorn.Server):
             self._on_started(self)
 
 
-def _config(port: int) -> uvicorn.Config:
+def _config(port: int, app: ASGIApp) -> uvicorn.Config:
     return uvicorn.Config(
-        build_app(), host=HOST, port=port, lifespan="on", log_level="warning",
+        app, host=HOST, port=port, lifespan="on", log_level="warning",
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
     )  # fmt: skip
 
@@ -92,11 +93,15 @@ class RunningServer:
 
 
 @contextmanager
-def serve_in_thread(port: int = 0) -> Iterator[RunningServer]:
-    """Run the app under uvicorn in a background thread with its own event loop; stop it, bounded, on exit."""
+def serve_in_thread(port: int = 0, *, wrap: Callable[[ASGIApp], ASGIApp] | None = None) -> Iterator[RunningServer]:
+    """Run the app under uvicorn in a background thread with its own event loop; stop it, bounded, on exit.
+
+    `wrap` puts ASGI middleware around the SDK app (e.g. to witness what the server received).
+    """
     ready = threading.Event()
     failure: list[BaseException] = []
-    server = _NotifyingServer(_config(port), lambda _: ready.set())
+    app: ASGIApp = build_app() if wrap is None else wrap(build_app())
+    server = _NotifyingServer(_config(port, app), lambda _: ready.set())
 
     def run() -> None:
         try:
@@ -133,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     def announce(server: _NotifyingServer) -> None:
         print(f"READY http://{HOST}:{bound_port(server)}{PATH}", flush=True)
 
-    server = _NotifyingServer(_config(int(args[0])), announce)
+    server = _NotifyingServer(_config(int(args[0]), build_app()), announce)
     server.run()
     return 0 if server.started else 1
 

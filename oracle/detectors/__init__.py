@@ -1,0 +1,1 @@
+"""Detectors the probe's checks share: carriers, markers, the attribution window, the ledger."""

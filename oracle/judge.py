@@ -1,0 +1,60 @@
+"""`judge(recording) -> Report`: run every check that belongs to the recording's scenarios, purely."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import PurePath
+
+from backchannel.recordings.model import Recording
+
+from .model import VERDICT_OF, Check, Finding, Report, Result
+from .registry import all_checks
+
+ORACLE_VERSION = "1"
+
+
+def scenarios_of(rec: Recording) -> tuple[str, ...]:
+    """The scenarios a recording was made for: its meta `scenario`, else those its runs name."""
+    named = rec.meta.get("scenario")
+    if named:
+        return tuple(s for s in named.split(",") if s)
+    return tuple(sorted({run.scenario for run in rec.runs if run.scenario}))
+
+
+def _result(check: Check, finding: Finding) -> Result:
+    return Result(
+        id=check.id,
+        scenario=check.scenario,
+        level=check.level,
+        spec=check.spec,
+        title=check.title,
+        status=finding.status,
+        message=finding.message,
+        evidence=finding.evidence,
+        run=finding.run,
+        reason=finding.reason,
+        signals=finding.signals,
+        observations=finding.observations,
+        cwe=check.cwe,
+        verdict=VERDICT_OF[finding.status] if check.probe and finding.status in VERDICT_OF else None,
+        subject=finding.subject,
+    )
+
+
+def judge(rec: Recording, checks: Iterable[Check] | None = None) -> Report:
+    """Judge one recording; the same recording always gives the same report."""
+    wanted = scenarios_of(rec)
+    chosen = list(checks) if checks is not None else [c for c in all_checks().values() if c.scenario in wanted]
+    results: list[Result] = []
+    for check in chosen:
+        for finding in check.fn(rec):
+            results.append(_result(check, finding))
+    return Report(
+        tool_version=rec.meta.get("tool_version", "unknown"),
+        oracle_version=ORACLE_VERSION,
+        recording=PurePath(rec.path).name,
+        recording_format=rec.format_version,
+        nonce=rec.meta.get("nonce"),
+        scenarios=wanted,
+        results=tuple(results),
+    )

@@ -1,0 +1,17 @@
+"""`backchannel check`: pick the scenario's runner, run it into one recording, return the recording's path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from .probe_mrtr import MrtrProbe, ProbeError, ProbeOptions
+
+RUNNERS = {"mrtr-provenance": MrtrProbe}
+
+
+def run_scenario(scenario: str, options: ProbeOptions, progress: Callable[[str], None]) -> Path:
+    runner = RUNNERS.get(scenario)
+    if runner is None:
+        raise ProbeError(f"unknown scenario {scenario!r}; known: {', '.join(sorted(RUNNERS))}")
+    return runner(options, progress).run()

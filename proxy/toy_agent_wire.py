@@ -1,0 +1,287 @@
+"""The toy agent's MCP wire: JSON-RPC over Streamable HTTP with the stdlib only, era detection, incremental SSE.
+
+Deliberately free of the MCP SDK, so every byte the toy agent sends is one this module chose.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import itertools
+import json
+import re
+import time
+from collections.abc import Iterator
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+CLIENT_NAME = "backchannel-toy-agent"
+CLIENT_VERSION = "0.1.0"
+MODERN_VERSION = "2026-07-28"
+LEGACY_VERSION = "2025-11-25"
+LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+MODERN_ERROR_CODES = frozenset({-32020, -32021, -32022})
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+TIMEOUT_S = 30.0
+
+META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+_HEADER_SAFE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
+_SENTINEL = re.compile(r"=\?base64\?.*\?=", re.DOTALL)
+
+Era = Literal["modern", "legacy"]
+
+
+class WireError(Exception):
+    """The server could not be reached, or answered with something that is not a JSON-RPC response."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class RpcFailure(Exception):
+    """The server answered with a JSON-RPC error."""
+
+    def __init__(self, error: dict[str, Any], status: int) -> None:
+        self.code = error.get("code")
+        self.message = str(error.get("message", ""))
+        self.data = error.get("data")
+        self.status = status
+        super().__init__(f"{self.code} {self.message}")
+
+
+def origin_of(url: str) -> str:
+    """`scheme://host:port` of an http(s) URL, with the default port spelled out."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{parts.scheme}://{f'[{host}]' if ':' in host else host}:{port}"
+
+
+def header_value(value: str) -> str:
+    """A header-safe spelling of `value`: as-is when it is plain printable ASCII, else the `=?base64?…?=` sentinel."""
+    if _HEADER_SAFE.fullmatch(value) and not _SENTINEL.fullmatch(value):
+        return value
+    return "=?base64?" + base64.b64encode(value.encode("utf-8")).decode("ascii") + "?="
+
+
+def sse_events(lines: Iterator[bytes]) -> Iterator[str]:
+    """The data of each SSE event in `lines`, in order; comments, keep-alives and empty events yield nothing."""
+    data: list[str] = []
+    for raw in lines:
+        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        if not line:
+            if data:
+                yield "\n".join(data)
+            data = []
+        elif line.startswith(":"):
+            continue
+        else:
+            field, _, value = line.partition(":")
+            if field == "data":
+                data.append(value[1:] if value.startswith(" ") else value)
+    if data:  # a stream cut short after a complete data line still counts
+        yield "\n".join(data)
+
+
+class Connection:
+    """One client's view of one MCP endpoint: its era, session, server identity and request ids."""
+
+    def __init__(self, url: str, capabilities: dict[str, Any], timeout: float = TIMEOUT_S) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{url!r} is not an http:// or https:// URL")
+        self.url = url
+        self.origin = origin_of(url)
+        self.capabilities = capabilities
+        self.timeout = timeout
+        self.era: Era = "modern"
+        self.version = MODERN_VERSION
+        self.session_id: str | None = None
+        self.server_name: str | None = None
+        self._ids = itertools.count(1)
+
+    def connect(self, mode: Literal["auto", "legacy"]) -> None:
+        """Settle the era: probe with `server/discover` (auto), or go straight to the `initialize` handshake.
+
+        Raises:
+            WireError, RpcFailure: The server could not be reached, or refused every version this client speaks.
+        """
+        if mode == "legacy":
+            self.initialize(LEGACY_VERSION)
+            return
+        for _ in range(2):
+            try:
+                result = self.request("server/discover", {})
+            except RpcFailure as exc:
+                if exc.code == UNSUPPORTED_PROTOCOL_VERSION:
+                    supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
+                    supported = [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
+                    if MODERN_VERSION in supported:
+                        continue
+                    legacy = [v for v in LEGACY_VERSIONS if v in supported]
+                    if legacy:
+                        self.initialize(legacy[0])
+                        return
+                    raise
+                if exc.code in MODERN_ERROR_CODES:
+                    return  # a modern server that disliked the probe; the real request will say why
+                self.initialize(LEGACY_VERSION)
+                return
+            except WireError as exc:
+                if exc.status is None:
+                    raise
+                self.initialize(LEGACY_VERSION)
+                return
+            self.note_server(result)
+            versions = result.get("supportedVersions")
+            if isinstance(versions, list) and MODERN_VERSION not in versions:
+                legacy = [v for v in LEGACY_VERSIONS if v in versions]
+                if not legacy:
+                    raise WireError(f"the server supports none of this client's versions (it lists {versions})")
+                self.initialize(legacy[0])
+            return
+        raise WireError("the server rejected 2026-07-28 while listing it as supported")
+
+    def initialize(self, version: str) -> None:
+        """Run the 2025-11-25-era handshake and keep the session it hands out."""
+        self.era, self.version = "legacy", version
+        params = {
+            "protocolVersion": version,
+            "capabilities": self.capabilities,
+            "clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION},
+        }
+        result = self.request("initialize", params)
+        agreed = result.get("protocolVersion")
+        self.version = agreed if isinstance(agreed, str) and agreed in LEGACY_VERSIONS else version
+        info = result.get("serverInfo")
+        if isinstance(info, dict) and isinstance(info.get("name"), str):
+            self.server_name = info["name"]
+        self.notify("notifications/initialized")
+
+    def note_server(self, result: dict[str, Any]) -> str | None:
+        """Remember the server name a modern result reports in `_meta`; returns the name now on record."""
+        meta = result.get("_meta")
+        info = meta.get(META_SERVER_INFO) if isinstance(meta, dict) else None
+        if isinstance(info, dict) and isinstance(info.get("name"), str):
+            self.server_name = info["name"]
+        return self.server_name
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Send one request under a fresh id and return its result.
+
+        Raises:
+            RpcFailure: The server answered with a JSON-RPC error.
+            WireError: Anything else went wrong; `.status` holds the HTTP status when there was one.
+        """
+        request_id = next(self._ids)
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": self._params(params)}
+        response = self._post(message)
+        if response is None:
+            raise WireError(f"the server answered {method} (id {request_id}) with no JSON-RPC response")
+        status, answer = response
+        if "error" in answer:
+            error = answer["error"]
+            raise RpcFailure(error if isinstance(error, dict) else {"message": str(error)}, status)
+        result = answer.get("result")
+        if not isinstance(result, dict):
+            raise WireError(f"the result of {method} (id {request_id}) is not a JSON object")
+        return result
+
+    def notify(self, method: str) -> None:
+        """Send a notification; whatever comes back is ignored."""
+        self._post({"jsonrpc": "2.0", "method": method}, want_id=None)
+
+    def _params(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.era == "legacy":
+            return params
+        meta = {
+            META_PROTOCOL_VERSION: self.version,
+            META_CLIENT_CAPABILITIES: self.capabilities,
+            META_CLIENT_INFO: {"name": CLIENT_NAME, "version": CLIENT_VERSION},
+        }
+        return {**params, "_meta": meta}
+
+    def _headers(self, message: dict[str, Any]) -> dict[str, str]:
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        method = message["method"]
+        if self.era == "modern":
+            headers["MCP-Protocol-Version"] = self.version
+            headers["Mcp-Method"] = method
+            name = message.get("params", {}).get("name")
+            if method == "tools/call" and isinstance(name, str):
+                headers["Mcp-Name"] = header_value(name)
+        elif method != "initialize":
+            headers["MCP-Protocol-Version"] = self.version
+            if self.session_id is not None:
+                headers["Mcp-Session-Id"] = self.session_id
+        return headers
+
+    def _post(self, message: dict[str, Any], want_id: object = ...) -> tuple[int, dict[str, Any]] | None:
+        want = message.get("id") if want_id is ... else want_id
+        parts = urlsplit(self.url)
+        factory = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        conn = factory(parts.hostname or "", parts.port, timeout=self.timeout)
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        body = json.dumps(message, ensure_ascii=False).encode("utf-8")
+        deadline = time.monotonic() + self.timeout
+        try:
+            conn.request("POST", path, body=body, headers=self._headers(message))
+            response = conn.getresponse()
+            if message["method"] == "initialize" and response.getheader("Mcp-Session-Id"):
+                self.session_id = response.getheader("Mcp-Session-Id")
+            if want is None:
+                response.read()
+                return None
+            kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+            if kind == "text/event-stream":
+                answer = _first_answer(sse_events(_lines(response, deadline)), want)
+            else:
+                answer = _json_answer(response.read(), want)
+        except (OSError, http.client.HTTPException) as exc:
+            raise WireError(f"cannot talk to {self.url}: {exc or type(exc).__name__}") from exc
+        finally:
+            conn.close()
+        if answer is None:
+            detail = f"HTTP {response.status} from {self.url} carried no JSON-RPC response to id {want}"
+            raise WireError(detail, response.status)
+        return response.status, answer
+
+
+def _lines(response: http.client.HTTPResponse, deadline: float) -> Iterator[bytes]:
+    while line := response.readline():
+        yield line
+        if time.monotonic() > deadline:
+            raise TimeoutError("no response within the request timeout")
+
+
+def _first_answer(events: Iterator[str], want: object) -> dict[str, Any] | None:
+    for data in events:
+        try:
+            message = json.loads(data)
+        except ValueError:
+            continue
+        if _answers(message, want):
+            return message  # type: ignore[no-any-return]
+    return None
+
+
+def _json_answer(body: bytes, want: object) -> dict[str, Any] | None:
+    try:
+        message = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if isinstance(message, dict) and "error" in message and message.get("id") is None:
+        return message  # an error for a request the server could not read
+    return message if _answers(message, want) else None  # type: ignore[no-any-return]
+
+
+def _answers(message: Any, want: object) -> bool:
+    if not isinstance(message, dict) or not ("result" in message or "error" in message):
+        return False
+    got = message.get("id")
+    return type(got) is type(want) and got == want
