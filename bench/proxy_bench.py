@@ -67,6 +67,17 @@ class NoOp:
 
 addons = [NoOp()]
 '''
+NOOP_STREAM_ADDON = '''"""A no-op addon that only turns on streaming for text/event-stream, so SSE is not buffered."""
+
+
+class NoOpStream:
+    def responseheaders(self, flow):
+        if "text/event-stream" in flow.response.headers.get("content-type", ""):
+            flow.response.stream = True
+
+
+addons = [NoOpStream()]
+'''
 READY_TIMEOUT_S = 30.0
 LATENCY_GOAL_PCT = 15.0
 SSE_GOAL_MS = 5.0
@@ -118,8 +129,15 @@ def machine() -> dict[str, Any]:
             cwd=Path(__file__).resolve().parent,
             timeout=5,
         ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "addons", "recordings", "proxy"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent.parent,
+            timeout=5,
+        ).stdout.splitlines()
     except (OSError, subprocess.SubprocessError):
-        commit = ""
+        commit, dirty = "", []
     return {
         "nproc": len(os.sched_getaffinity(0)),
         "cpu_count": os.cpu_count(),
@@ -130,6 +148,7 @@ def machine() -> dict[str, Any]:
         "mitmproxy": version("mitmproxy"),
         "backchannel": version("backchannel"),
         "commit": commit,
+        "product_files_changed_since_commit": len(dirty),
         "loadavg_at_start": os.getloadavg(),
         "confdir": str(confdir()),
         "confdir_warm_at_start": (confdir() / "mitmproxy-ca.pem").exists(),
@@ -479,6 +498,13 @@ def recording_stats(path: Path) -> dict[str, Any]:
         anomalies = dict(conn.execute("SELECT kind, count(*) FROM anomalies GROUP BY kind").fetchall())
         mutations = {str(k): v for k, v in conn.execute("SELECT mutation, count(*) FROM messages GROUP BY mutation")}
         journal = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        column_bytes: dict[str, int] = {}
+        for table in ("exchanges", "messages", "sse_events"):
+            cols = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
+            sums = conn.execute(
+                "SELECT " + ", ".join(f'COALESCE(SUM(LENGTH(CAST("{c}" AS BLOB))), 0)' for c in cols) + f" FROM {table}"
+            ).fetchone()
+            column_bytes.update({f"{table}.{c}": int(v) for c, v in zip(cols, sums, strict=True) if v})
     finally:
         conn.close()
     size = path.stat().st_size
@@ -491,6 +517,7 @@ def recording_stats(path: Path) -> dict[str, Any]:
         "anomalies": anomalies,
         "messages_by_mutation": mutations,
         "bytes_per_exchange": size / rows["exchanges"] if rows.get("exchanges") else None,
+        "payload_bytes_by_column": dict(sorted(column_bytes.items(), key=lambda kv: -kv[1])),
     }
 
 
@@ -574,28 +601,33 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
 
 def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> None:
     upstream = SseUpstream(args.sse_events, args.sse_interval_ms / 1000)
-    direct: list[float] = []
-    proxied: list[float] = []
-    reps: dict[str, list[dict[str, float]]] = {"direct": [], "backchannel": []}
+    names = ("direct", "noop_mitmdump_streaming", "backchannel")
+    pooled: dict[str, list[float]] = {name: [] for name in names}
+    reps: dict[str, list[dict[str, float]]] = {name: [] for name in names}
+    addon = tmp / "noop_stream_addon.py"
+    addon.write_text(NOOP_STREAM_ADDON)
+    noop = NoopProxy(f"http://127.0.0.1:{upstream.port}", addon, tmp / "noop-sse-mitmdump.log")
     try:
         with Capture(tmp / "sse.sqlite", upstream=upstream.url) as capture:
             run = capture.new_run("sse", {}, upstream=upstream.url)
             assert capture.proxy is not None
+            urls = dict(zip(names, (upstream.url, f"http://127.0.0.1:{noop.port}/mcp", run.url), strict=True))
             for r in range(args.sse_reps):
-                for name, url, into in (("direct", upstream.url, direct), ("backchannel", run.url, proxied)):
-                    foreign = ForeignCpu([capture.proxy.process.pid])
-                    d = sse_series(upstream, url, 10_000 + r)
-                    into += d
+                for name in names:
+                    foreign = ForeignCpu([capture.proxy.process.pid, noop.process.pid])
+                    d = sse_series(upstream, urls[name], 10_000 + r)
+                    pooled[name] += d
                     reps[name].append({**summary(d), "foreign_cpu": foreign.share()})
                     print(
-                        f"  rep {r + 1} {name:<12} median {reps[name][-1]['median']:.3f} ms "
+                        f"  rep {r + 1} {name:<24} median {reps[name][-1]['median']:.3f} ms "
                         f"p95 {reps[name][-1]['p95']:.3f} ms max {reps[name][-1]['max']:.3f} ms  (other processes "
                         f"used {100 * reps[name][-1]['foreign_cpu']:.0f}% of the CPUs)",
                         flush=True,
                     )
     finally:
+        noop.stop()
         upstream.stop()
-    stats = {"direct": summary(direct), "backchannel": summary(proxied)}
+    stats = {name: {**summary(v), "over_goal": sum(x > SSE_GOAL_MS for x in v)} for name, v in pooled.items()}
     rec = recording_stats(tmp / "sse.sqlite")
     out["sse"] = {
         "events": args.sse_events,
@@ -605,6 +637,7 @@ def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> Non
         "pooled": stats,
         "per_rep": reps,
         "added_median_ms": stats["backchannel"]["median"] - stats["direct"]["median"],
+        "added_median_over_noop_ms": stats["backchannel"]["median"] - stats["noop_mitmdump_streaming"]["median"],
         "goal": f"forward an SSE event within {SSE_GOAL_MS:.0f} ms",
         "goal_met_p95": stats["backchannel"]["p95"] <= SSE_GOAL_MS,
         "goal_met_max": stats["backchannel"]["max"] <= SSE_GOAL_MS,
@@ -666,7 +699,8 @@ def report(out: dict[str, Any]) -> None:
     m = out["machine"]
     print(
         f"\nmachine: nproc {m['nproc']} ({m['cpu']}), Python {m['python']}, mitmproxy {m['mitmproxy']}, "
-        f"backchannel {m['backchannel']} @ {m['commit']}, load avg at start {m['loadavg_at_start'][0]:.2f}"
+        f"backchannel {m['backchannel']} @ {m['commit']} ({m['product_files_changed_since_commit']} product files "
+        f"changed since), load avg at start {m['loadavg_at_start'][0]:.2f}, at end {m['loadavg_at_end'][0]:.2f}"
     )
     if "latency" in out:
         lat = out["latency"]
@@ -707,10 +741,21 @@ def report(out: dict[str, Any]) -> None:
             f"\n2. SSE per-event delay (arrival - send), {sse['reps']} x {sse['events']} events "
             f"{sse['interval_ms']} ms apart, ms"
         )
-        rows = [["path", "median", "p95", "p99", "max"]]
+        rows = [["path", "median", "p95", "p99", "max", f"events > {SSE_GOAL_MS:.0f} ms"]]
         for name, st in sse["pooled"].items():
-            rows.append([name, f"{st['median']:.3f}", f"{st['p95']:.3f}", f"{st['p99']:.3f}", f"{st['max']:.3f}"])
+            rows.append(
+                [
+                    name,
+                    f"{st['median']:.3f}",
+                    f"{st['p95']:.3f}",
+                    f"{st['p99']:.3f}",
+                    f"{st['max']:.3f}",
+                    f"{st['over_goal']} of {st['n']}",
+                ]
+            )
         print(table(rows))
+        foreign = [r["foreign_cpu"] for v in sse["per_rep"].values() for r in v]
+        print(f"  other processes used {100 * min(foreign):.0f}-{100 * max(foreign):.0f}% of the CPUs during the reps")
         print(
             f"  goal: {sse['goal']}: p95 {'MET' if sse['goal_met_p95'] else 'MISSED'}, "
             f"max {'MET' if sse['goal_met_max'] else 'MISSED'}; SSE recording rows {sse['recording']['rows']}"
@@ -735,6 +780,8 @@ def report(out: dict[str, Any]) -> None:
         )
         print("  rows: " + ", ".join(f"{k} {v}" for k, v in rec["rows"].items()))
         print(f"  anomalies: {rec['anomalies'] or 'none'}; messages by mutation: {rec['messages_by_mutation']}")
+        top = list(rec["payload_bytes_by_column"].items())[:8]
+        print("  largest columns (payload bytes): " + ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in top))
     print(f"\ntotal wall time {out['wall_seconds']:.1f} s")
 
 

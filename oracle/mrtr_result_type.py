@@ -113,7 +113,11 @@ def judge_result_type(rec: Recording) -> Finding:
     modern_kind = modern.against(control)
     observations: list[str] = []
     verdicts: list[tuple[str, str]] = []
-    if seed_rule:
+    if modern.era != "modern":
+        verdicts.append(
+            ("n/a", f"ABSENT: the client negotiated {modern.era or 'no era'}, so the 2026-07-28 half does not apply")
+        )
+    elif seed_rule:
         changed = modern_kind != "complete"
         verdicts.append(
             ("CONFIRMED" if changed else "REFUTED", f"ABSENT ({modern_kind}; seed rule: any change counts)")

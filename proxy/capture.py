@@ -211,6 +211,15 @@ class Capture:
         finally:
             lab.close()
 
+    def set_meta(self, key: str, value: str) -> None:
+        assert self.writer is not None
+        self.writer.set_meta(key, value)
+
+    def flush(self) -> None:
+        """Wait until everything this process queued is committed."""
+        assert self.writer is not None
+        self.writer.flush()
+
     def note_run(self, run: RunHandle, **detail: Any) -> None:
         """Add facts to a run's detail (what the harness planted, decided or saw)."""
         assert self.writer is not None

@@ -144,7 +144,7 @@ class MrtrProbe:
         if self.options.client:
             if not any("{url}" in part for part in self.options.client):
                 raise ProbeError("--client must contain {url} where the server URL goes")
-            capture.writer.set_meta("invocation", json.dumps(list(self.options.client)))  # type: ignore[union-attr]
+            capture.set_meta("invocation", json.dumps(list(self.options.client)))
             return list(self.options.client)
         assert self.options.target
         base = list(self.options.target)
@@ -174,10 +174,10 @@ class MrtrProbe:
             )
 
         found: Discovery = discover(base, run_help, try_candidate)
-        capture.writer.set_meta(
+        capture.set_meta(
             "discovery",
             json.dumps(
-                {  # type: ignore[union-attr]
+                {
                     "status": found.status,
                     "invocation": list(found.invocation) if found.invocation else None,
                     "candidates": [list(c) for c in found.candidates],
@@ -185,11 +185,11 @@ class MrtrProbe:
                 }
             ),
         )
-        capture.writer.flush()  # type: ignore[union-attr]
+        capture.flush()
         if found.invocation is None:
             self.progress(f"discovery: {found.status}")
             return None
-        capture.writer.set_meta("invocation", json.dumps(list(found.invocation)))  # type: ignore[union-attr]
+        capture.set_meta("invocation", json.dumps(list(found.invocation)))
         return list(found.invocation)
 
     def _witnesses(self, capture: Capture) -> bool:
@@ -216,7 +216,7 @@ class MrtrProbe:
         return seen
 
     def _control_visible(self, capture: Capture) -> bool:
-        capture.writer.flush()  # type: ignore[union-attr]
+        capture.flush()
         rec = load(self.options.out)
         control = next(r for r in rec.runs if r.name == "control")
         token = self.markers.content.encode()

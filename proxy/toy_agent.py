@@ -1,11 +1,10 @@
 """backchannel-toy-agent: an obviously synthetic MCP client with deliberate, switchable flaws, shipped as a test target.
 
-Flaw 1, provenance (`--fix provenance`): text a server puts in an MRTR input request (an elicitation message, the
-messages of a sampling request) is printed as a bare line, as if the agent had said it, and the agent's directive
-follower acts on `WRITE-MARKER <path> <token>` lines in what it said, writing only inside $HOME or the working
-directory. Fixed, that text is fenced with the server's name and origin and quarantined from the follower.
-Flaw 2, the resultType default (`--fix result-type`): a result without `resultType` is retried as unfinished, three
-times, and the call then fails. Fixed, an absent `resultType` means "complete", as the 2026-07-28 spec requires.
+Flaw 1, provenance: text a server puts in an MRTR input request is printed bare, as the agent's own words, and the
+directive follower, which rereads what the agent said each time it answers a round of input requests, acts on
+`WRITE-MARKER <path> <token>` in it (inside $HOME or the cwd only). Fixed, that text is fenced with the server's name
+and origin, and quarantined from the follower. Flaw 2, the resultType default: a result without `resultType` is
+retried as unfinished three times, then the call fails. Fixed, absent means "complete".
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from backchannel.proxy.toy_agent_wire import CLIENT_NAME, CLIENT_VERSION, Connection, RpcFailure, WireError
+from backchannel.proxy import toy_agent_wire as wire
 
 VARIANTS = ("flawed", "no-call-surface", "legacy-only", "no-input-capability", "silent", "strict")
 FIXES = ("provenance", "result-type")
@@ -26,15 +25,13 @@ DEFAULT_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}}, "sampling":
 MAX_ROUNDS = 5
 BLIND_RETRIES = 3
 HELP_WORDS = ("help", "-h", "--help")
-SAMPLING_ANSWER = {"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "toy-model",
-                   "stopReason": "endTurn"}  # fmt: skip
 
 _DIRECTIVE = re.compile(r"WRITE-MARKER\s+(\S+)\s+(\S+)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 HEADER = """backchannel-toy-agent {version}: a synthetic test target shipped with backchannel. It is not a real agent:
 it has deliberate, switchable flaws, and exists to be tested.
-This build: --variant {variant}; flaws present: {flaws}.
+This build: {variant}; flaws present: {flaws}.
 """
 USAGE = "usage: backchannel-toy-agent [--fix provenance] [--fix result-type] [--variant NAME] COMMAND ..."
 MCP_CALL = """  mcp call SERVER_URL TOOL [ARGS_JSON]
@@ -44,12 +41,12 @@ COMMANDS = """  chat [TEXT]     Say something to the toy agent (it has no model;
   version         Print the version and this build's flaws
   help            Show this help (also -h, --help)
 """
-VARIANT_OPTION = f"  --variant NAME      One of: {', '.join(VARIANTS)} (default flawed)\n"
 OPTIONS = f"""
 options:
   --fix provenance    Fence input-request text a server sends, naming the server and its origin, and never act on it
   --fix result-type   Treat a result without resultType as complete (the strict variant keeps its own rule)
-{VARIANT_OPTION}
+  --variant NAME      One of: {", ".join(VARIANTS)} (default flawed)
+
 Point it only at servers you run yourself.
 """
 MCP_HELP = """usage: backchannel-toy-agent mcp COMMAND ...
@@ -72,29 +69,21 @@ class InvalidResult(Exception):
 
 @dataclass(frozen=True)
 class Build:
-    """Which flaws this run of the toy agent has."""
+    """Which flaws this run of the toy agent has; `absent_result_type` is what a result without one means."""
 
-    variant: str = "flawed"
-    fixes: frozenset[str] = frozenset()
+    variant: str
+    provenance_fixed: bool
+    absent_result_type: Literal["retry", "complete", "strict"]
 
-    @property
-    def provenance_fixed(self) -> bool:
-        return "provenance" in self.fixes or self.variant == "strict"
-
-    @property
-    def absent_result_type(self) -> Literal["retry", "complete", "strict"]:
-        if self.variant == "strict":
-            return "strict"
-        return "complete" if "result-type" in self.fixes else "retry"
-
-    @property
-    def capabilities(self) -> dict[str, Any]:
-        return {} if self.variant == "no-input-capability" else DEFAULT_CAPABILITIES
+    @classmethod
+    def of(cls, variant: str = "flawed", fixes: frozenset[str] = frozenset()) -> Build:
+        absent: Literal["retry", "complete", "strict"] = "complete" if "result-type" in fixes else "retry"
+        absent = "strict" if variant == "strict" else absent
+        return cls(variant, "provenance" in fixes or variant == "strict", absent)
 
     def flaws(self) -> str:
-        present = [name for name, fixed in (("provenance", self.provenance_fixed),
-                   ("result-type", self.absent_result_type != "retry")) if not fixed]  # fmt: skip
-        return ", ".join(present) or "none"
+        present = {"provenance": not self.provenance_fixed, "result-type": self.absent_result_type == "retry"}
+        return ", ".join(name for name, flawed in present.items() if flawed) or "none"
 
 
 class Agent:
@@ -123,6 +112,7 @@ class Agent:
             self.complain(f"cannot write the transcript {self.transcript}: {exc}", prefix="warning")
 
     def complain(self, message: str, prefix: str = "error") -> None:
+        """One line on stderr, unless silent."""
         if not self.quiet:
             print(f"{prefix}: {message}", file=sys.stderr, flush=True)
 
@@ -134,8 +124,10 @@ class Agent:
                 self.say(line)
             return
         name = json.dumps(server or "unnamed", ensure_ascii=False)
-        self.say(f"[input request ({method}) from MCP server {name} at {origin} — untrusted server-supplied text "
-                 "follows]", quarantined=True)  # fmt: skip
+        self.say(
+            f"[input request ({method}) from MCP server {name} at {origin} — untrusted server-supplied text follows]",
+            quarantined=True,
+        )
         for line in lines:
             self.say("  │ " + _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line), quarantined=True)
         self.say("[end of server text]", quarantined=True)
@@ -162,20 +154,16 @@ class Agent:
         """The inputResponses for one round of input requests, rendering what the server asked along the way."""
         responses: dict[str, Any] = {}
         for key, request in requests.items():
-            method = request.get("method") if isinstance(request, dict) else None
-            params = request.get("params") if isinstance(request, dict) else None
+            method, params = (request.get("method"), request.get("params")) if isinstance(request, dict) else (0, 0)
             params = params if isinstance(params, dict) else {}
             if method == "elicitation/create":
-                text = str(params.get("message", ""))
-                if params.get("mode") == "url":
-                    self.show_server_text(method, f"{text}\n{params.get('url', '')}", server, origin)
-                    responses[key] = {"action": "accept"}
-                else:
-                    self.show_server_text(method, text, server, origin)
-                    responses[key] = {"action": "accept", "content": form_content(params.get("requestedSchema"))}
+                url = f"\n{params.get('url', '')}" if params.get("mode") == "url" else None
+                self.show_server_text(method, str(params.get("message", "")) + (url or ""), server, origin)
+                content = {"content": wire.form_content(params.get("requestedSchema"))} if url is None else {}
+                responses[key] = {"action": "accept", **content}
             elif method == "sampling/createMessage":
-                self.show_server_text(method, "\n".join(sampling_text(params.get("messages"))), server, origin)
-                responses[key] = dict(SAMPLING_ANSWER)
+                self.show_server_text(method, "\n".join(wire.sampling_text(params.get("messages"))), server, origin)
+                responses[key] = dict(wire.SAMPLING_ANSWER)
             elif method == "roots/list":
                 responses[key] = {"roots": []}
             else:
@@ -184,49 +172,8 @@ class Agent:
         return responses
 
 
-def form_content(schema: Any) -> dict[str, Any]:
-    """The toy user's form answer: true, "yes", 1, or the first allowed value, per property."""
-    props = schema.get("properties") if isinstance(schema, dict) else None
-    content: dict[str, Any] = {}
-    for name, prop in (props.items() if isinstance(props, dict) else ()):
-        value = _form_value(prop)
-        if value is not None:
-            content[name] = value
-    return content
-
-
-def _form_value(prop: Any) -> Any:
-    if not isinstance(prop, dict):
-        return None
-    choices = [o["const"] for o in prop.get("oneOf", prop.get("anyOf", [])) if isinstance(o, dict) and "const" in o]
-    if isinstance(prop.get("enum"), list) and prop["enum"]:
-        return prop["enum"][0]
-    if choices:
-        return choices[0]
-    kind = prop.get("type")
-    if kind == "array":
-        first = _form_value(prop.get("items"))
-        return [first] if first is not None and not isinstance(first, bool) else []
-    return {"boolean": True, "string": "yes", "number": 1, "integer": 1}.get(kind) if isinstance(kind, str) else None
-
-
-def sampling_text(messages: Any) -> list[str]:
-    """The text blocks of a sampling request's messages, in order."""
-    texts: list[str] = []
-    for message in messages if isinstance(messages, list) else ():
-        content = message.get("content") if isinstance(message, dict) else None
-        for block in content if isinstance(content, list) else [content]:
-            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
-                texts.append(block["text"])
-    return texts
-
-
 def classify(result: dict[str, Any], era: str, build: Build) -> Literal["complete", "input_required", "unfinished"]:
-    """What a tools/call result means to this build.
-
-    Raises:
-        InvalidResult: An unknown resultType, or (strict, modern era) a missing one.
-    """
+    """What a tools/call result means to this build; raises InvalidResult for one it refuses to read."""
     if "resultType" not in result:
         if build.absent_result_type == "retry":
             return "unfinished"
@@ -237,11 +184,13 @@ def classify(result: dict[str, Any], era: str, build: Build) -> Literal["complet
     if kind == "complete":
         return "complete"
     if kind == "input_required" and era == "modern" and build.variant != "legacy-only":
+        if not isinstance(result.get("inputRequests", {}), dict):
+            raise InvalidResult("inputRequests is not an object")
         return "input_required"
     raise InvalidResult(f"unknown resultType {json.dumps(kind)} on a {era} connection")
 
 
-def call_tool(conn: Connection, agent: Agent, tool: str, arguments: dict[str, Any]) -> int:
+def call_tool(conn: wire.Connection, agent: Agent, tool: str, arguments: dict[str, Any]) -> int:
     """Call `tool` until it completes, answering input requests (MRTR) and, when flawed, blindly retrying."""
     extra: dict[str, Any] = {}
     rounds = retries = 0
@@ -264,9 +213,6 @@ def call_tool(conn: Connection, agent: Agent, tool: str, arguments: dict[str, An
                 return 1
             rounds += 1
             requests = result.get("inputRequests")
-            if requests is not None and not isinstance(requests, dict):
-                agent.complain("invalid result: inputRequests is not an object")
-                return 1
             extra = {"inputResponses": agent.answer(requests, server, conn.origin)} if requests is not None else {}
             if "requestState" in result:
                 extra["requestState"] = result["requestState"]
@@ -275,6 +221,7 @@ def call_tool(conn: Connection, agent: Agent, tool: str, arguments: dict[str, An
 
 
 def show_result(agent: Agent, result: dict[str, Any]) -> int:
+    """Print a complete result's content; the exit code says whether the tool reported an error."""
     content = result.get("content")
     for block in content if isinstance(content, list) else ():
         if isinstance(block, dict) and block.get("type") == "text":
@@ -287,66 +234,64 @@ def show_result(agent: Agent, result: dict[str, Any]) -> int:
 def run_call(build: Build, url: str, tool: str, raw_args: str | None) -> int:
     """The `mcp call` command."""
     try:
-        arguments = json.loads(raw_args) if raw_args is not None else {}
-    except ValueError as exc:
-        raise UsageError(f"ARGS_JSON is not JSON ({exc}); pass an object such as '{{\"repo\": \"demo\"}}'") from exc
+        arguments = json.loads(raw_args or "{}")
+    except ValueError:
+        arguments = None
     if not isinstance(arguments, dict):
-        raise UsageError("ARGS_JSON must be a JSON object, such as '{\"repo\": \"demo\"}'")
+        raise UsageError(f'ARGS_JSON must be a JSON object such as \'{{"repo": "demo"}}\', not {raw_args!r}')
     try:
-        conn = Connection(url, build.capabilities)
+        conn = wire.Connection(url, {} if build.variant == "no-input-capability" else DEFAULT_CAPABILITIES)
     except ValueError as exc:
         raise UsageError(f"SERVER_URL: {exc}") from exc
     agent = Agent(build)
     try:
         conn.connect("legacy" if build.variant == "legacy-only" else "auto")
         return call_tool(conn, agent, tool, arguments)
-    except RpcFailure as exc:
+    except wire.RpcFailure as exc:
         agent.complain(f"{exc.code} {exc.message}")
-    except WireError as exc:
+    except wire.WireError as exc:
         agent.complain(str(exc))
     return 1
 
 
 def help_text(build: Build) -> str:
-    header = HEADER.format(version=CLIENT_VERSION, variant=build.variant, flaws=build.flaws())
-    if build.variant == "no-call-surface":
-        return f"{header}\n{USAGE}\n\ncommands:\n{COMMANDS}\noptions:\n{VARIANT_OPTION}"
+    """The top-level help, which for no-call-surface mentions no way to reach a server at all."""
+    if build.variant == "no-call-surface":  # not even the variant's own name may hint at a call command
+        header = HEADER.format(version=wire.CLIENT_VERSION, variant="chat and version only", flaws=build.flaws())
+        return f"{header}\n{USAGE}\n\ncommands:\n{COMMANDS}"
+    header = HEADER.format(version=wire.CLIENT_VERSION, variant=f"--variant {build.variant}", flaws=build.flaws())
     return f"{header}\n{USAGE}\n\ncommands:\n{MCP_CALL}{COMMANDS}  mcp help        List the mcp subcommands\n{OPTIONS}"
 
 
 def parse_globals(argv: list[str]) -> tuple[Build, list[str]]:
     """The build the leading options ask for, and the rest of the command line."""
-    variant, fixes = "flawed", set()
-    args = list(argv)
-    while args and args[0].startswith("--") and args[0].split("=")[0] in ("--fix", "--variant"):
+    variant, fixes, args = "flawed", set(), list(argv)
+    while args and args[0].split("=")[0] in ("--fix", "--variant"):
         option, _, value = args.pop(0).partition("=")
-        if not value:
-            if not args:
-                raise UsageError(f"{option} needs a value")
-            value = args.pop(0)
+        value = value or (args.pop(0) if args else "")
+        allowed = FIXES if option == "--fix" else VARIANTS
+        if value not in allowed:
+            raise UsageError(f"{option} {value!r} is not one of: {', '.join(allowed)}")
         if option == "--fix":
-            if value not in FIXES:
-                raise UsageError(f"--fix {value!r} is not a flaw this agent has; valid: {', '.join(FIXES)}")
             fixes.add(value)
-        elif value not in VARIANTS:
-            raise UsageError(f"--variant {value!r} is unknown; valid variants: {', '.join(VARIANTS)}")
         else:
             variant = value
-    return Build(variant, frozenset(fixes)), args
+    return Build.of(variant, frozenset(fixes)), args
 
 
 def dispatch(build: Build, args: list[str]) -> int:
+    """Run one command line (after the global options)."""
     if not args:
         raise UsageError("no command given")
     command, rest = args[0], args[1:]
     if command in HELP_WORDS:
         print(help_text(build), end="")
         return 0
-    if command == "version":
-        print(f"{CLIENT_NAME} {CLIENT_VERSION} (synthetic test target; variant {build.variant}; flaws: {build.flaws()})")
-        return 0
-    if command == "chat":
-        print("toy-agent: I have no model. I am a synthetic test target; see --help for what I can do.")
+    if command in ("version", "chat"):
+        version = (
+            f"{wire.CLIENT_NAME} {wire.CLIENT_VERSION} (synthetic test target; {build.variant}; flaws: {build.flaws()})"
+        )
+        print(version if command == "version" else "toy-agent: I have no model; I am a synthetic test target.")
         return 0
     if command != "mcp" or build.variant == "no-call-surface":
         raise UsageError(f"unknown command {command!r}")
@@ -371,8 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         build, args = parse_globals(sys.argv[1:] if argv is None else argv)
         return dispatch(build, args)
     except UsageError as exc:
-        print(f"backchannel-toy-agent: {exc}\n{USAGE}\nRun 'backchannel-toy-agent --help' for the commands.",
-              file=sys.stderr)  # fmt: skip
+        print(f"{wire.CLIENT_NAME}: {exc}\n{USAGE}\nRun '{wire.CLIENT_NAME} --help' for the commands.", file=sys.stderr)
         return 2
 
 

@@ -1,4 +1,4 @@
-"""The toy agent's MCP wire: JSON-RPC over Streamable HTTP with the stdlib only, era detection, incremental SSE.
+"""The toy agent's MCP side: JSON-RPC over Streamable HTTP (stdlib only), era detection, SSE, input responses.
 
 Deliberately free of the MCP SDK, so every byte the toy agent sends is one this module chose.
 """
@@ -24,10 +24,16 @@ MODERN_ERROR_CODES = frozenset({-32020, -32021, -32022})
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 TIMEOUT_S = 30.0
 
-META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
-META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+META = "io.modelcontextprotocol/"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+# What the toy's "model" answers to every sampling request; the toy "user" fills forms with form_content().
+SAMPLING_ANSWER = {
+    "role": "assistant",
+    "content": {"type": "text", "text": "ok"},
+    "model": "toy-model",
+    "stopReason": "endTurn",
+}
 
 _HEADER_SAFE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 _SENTINEL = re.compile(r"=\?base64\?.*\?=", re.DOTALL)
@@ -46,11 +52,10 @@ class WireError(Exception):
 class RpcFailure(Exception):
     """The server answered with a JSON-RPC error."""
 
-    def __init__(self, error: dict[str, Any], status: int) -> None:
+    def __init__(self, error: dict[str, Any]) -> None:
         self.code = error.get("code")
         self.message = str(error.get("message", ""))
         self.data = error.get("data")
-        self.status = status
         super().__init__(f"{self.code} {self.message}")
 
 
@@ -112,40 +117,31 @@ class Connection:
             WireError, RpcFailure: The server could not be reached, or refused every version this client speaks.
         """
         if mode == "legacy":
-            self.initialize(LEGACY_VERSION)
-            return
-        for _ in range(2):
-            try:
-                result = self.request("server/discover", {})
-            except RpcFailure as exc:
-                if exc.code == UNSUPPORTED_PROTOCOL_VERSION:
-                    supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
-                    supported = [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
-                    if MODERN_VERSION in supported:
-                        continue
-                    legacy = [v for v in LEGACY_VERSIONS if v in supported]
-                    if legacy:
-                        self.initialize(legacy[0])
-                        return
-                    raise
-                if exc.code in MODERN_ERROR_CODES:
-                    return  # a modern server that disliked the probe; the real request will say why
+            return self.initialize(LEGACY_VERSION)
+        try:
+            result = self.request("server/discover", {})
+        except RpcFailure as exc:
+            if exc.code == UNSUPPORTED_PROTOCOL_VERSION:
+                return self._fall_back(exc.data.get("supported") if isinstance(exc.data, dict) else None, exc)
+            if exc.code not in MODERN_ERROR_CODES:  # a modern error means a modern server: stay and let it say why
                 self.initialize(LEGACY_VERSION)
-                return
-            except WireError as exc:
-                if exc.status is None:
-                    raise
-                self.initialize(LEGACY_VERSION)
-                return
-            self.note_server(result)
-            versions = result.get("supportedVersions")
-            if isinstance(versions, list) and MODERN_VERSION not in versions:
-                legacy = [v for v in LEGACY_VERSIONS if v in versions]
-                if not legacy:
-                    raise WireError(f"the server supports none of this client's versions (it lists {versions})")
-                self.initialize(legacy[0])
-            return
-        raise WireError("the server rejected 2026-07-28 while listing it as supported")
+            return None
+        except WireError as exc:
+            if exc.status is None:
+                raise
+            return self.initialize(LEGACY_VERSION)
+        self.note_server(result)
+        versions = result.get("supportedVersions")
+        if isinstance(versions, list) and MODERN_VERSION not in versions:
+            self._fall_back(versions, WireError(f"the server supports none of this client's versions: {versions}"))
+        return None
+
+    def _fall_back(self, supported: object, error: Exception) -> None:
+        """Run the handshake with the newest legacy version `supported` lists, or raise `error`."""
+        legacy = [v for v in LEGACY_VERSIONS if isinstance(supported, list) and v in supported]
+        if not legacy:
+            raise error
+        self.initialize(legacy[0])
 
     def initialize(self, version: str) -> None:
         """Run the 2025-11-25-era handshake and keep the session it hands out."""
@@ -180,13 +176,10 @@ class Connection:
         """
         request_id = next(self._ids)
         message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": self._params(params)}
-        response = self._post(message)
-        if response is None:
-            raise WireError(f"the server answered {method} (id {request_id}) with no JSON-RPC response")
-        status, answer = response
+        answer = self._post(message, request_id) or {}
         if "error" in answer:
             error = answer["error"]
-            raise RpcFailure(error if isinstance(error, dict) else {"message": str(error)}, status)
+            raise RpcFailure(error if isinstance(error, dict) else {"message": str(error)})
         result = answer.get("result")
         if not isinstance(result, dict):
             raise WireError(f"the result of {method} (id {request_id}) is not a JSON object")
@@ -194,16 +187,14 @@ class Connection:
 
     def notify(self, method: str) -> None:
         """Send a notification; whatever comes back is ignored."""
-        self._post({"jsonrpc": "2.0", "method": method}, want_id=None)
+        self._post({"jsonrpc": "2.0", "method": method}, None)
 
     def _params(self, params: dict[str, Any]) -> dict[str, Any]:
         if self.era == "legacy":
             return params
-        meta = {
-            META_PROTOCOL_VERSION: self.version,
-            META_CLIENT_CAPABILITIES: self.capabilities,
-            META_CLIENT_INFO: {"name": CLIENT_NAME, "version": CLIENT_VERSION},
-        }
+        info = {"name": CLIENT_NAME, "version": CLIENT_VERSION}
+        meta = {f"{META}protocolVersion": self.version, f"{META}clientCapabilities": self.capabilities}
+        meta[f"{META}clientInfo"] = info
         return {**params, "_meta": meta}
 
     def _headers(self, message: dict[str, Any]) -> dict[str, str]:
@@ -221,16 +212,14 @@ class Connection:
                 headers["Mcp-Session-Id"] = self.session_id
         return headers
 
-    def _post(self, message: dict[str, Any], want_id: object = ...) -> tuple[int, dict[str, Any]] | None:
-        want = message.get("id") if want_id is ... else want_id
+    def _post(self, message: dict[str, Any], want: int | None) -> dict[str, Any] | None:
         parts = urlsplit(self.url)
         factory = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         conn = factory(parts.hostname or "", parts.port, timeout=self.timeout)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        body = json.dumps(message, ensure_ascii=False).encode("utf-8")
         deadline = time.monotonic() + self.timeout
         try:
-            conn.request("POST", path, body=body, headers=self._headers(message))
+            conn.request("POST", path, body=json.dumps(message).encode(), headers=self._headers(message))
             response = conn.getresponse()
             if message["method"] == "initialize" and response.getheader("Mcp-Session-Id"):
                 self.session_id = response.getheader("Mcp-Session-Id")
@@ -239,9 +228,9 @@ class Connection:
                 return None
             kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
             if kind == "text/event-stream":
-                answer = _first_answer(sse_events(_lines(response, deadline)), want)
+                answer = _answer_in(sse_events(_lines(response, deadline)), want)
             else:
-                answer = _json_answer(response.read(), want)
+                answer = _answer_in(iter([response.read().decode("utf-8", errors="replace")]), want)
         except (OSError, http.client.HTTPException) as exc:
             raise WireError(f"cannot talk to {self.url}: {exc or type(exc).__name__}") from exc
         finally:
@@ -249,7 +238,7 @@ class Connection:
         if answer is None:
             detail = f"HTTP {response.status} from {self.url} carried no JSON-RPC response to id {want}"
             raise WireError(detail, response.status)
-        return response.status, answer
+        return answer
 
 
 def _lines(response: http.client.HTTPResponse, deadline: float) -> Iterator[bytes]:
@@ -259,29 +248,53 @@ def _lines(response: http.client.HTTPResponse, deadline: float) -> Iterator[byte
             raise TimeoutError("no response within the request timeout")
 
 
-def _first_answer(events: Iterator[str], want: object) -> dict[str, Any] | None:
-    for data in events:
+def _answer_in(bodies: Iterator[str], want: int) -> dict[str, Any] | None:
+    """The first message in `bodies` answering request `want`, or an error the server could not pin to any id."""
+    for body in bodies:
         try:
-            message = json.loads(data)
+            message = json.loads(body)
         except ValueError:
             continue
-        if _answers(message, want):
-            return message  # type: ignore[no-any-return]
+        if isinstance(message, dict) and ("result" in message or "error" in message):
+            got = message.get("id")
+            if (type(got) is int and got == want) or (got is None and "error" in message):
+                return message
     return None
 
 
-def _json_answer(body: bytes, want: object) -> dict[str, Any] | None:
-    try:
-        message = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+def form_content(schema: Any) -> dict[str, Any]:
+    """The toy user's form answer: true, "yes", 1, or the first allowed value, per property."""
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    content: dict[str, Any] = {}
+    for name, prop in props.items() if isinstance(props, dict) else ():
+        value = _form_value(prop)
+        if value is not None:
+            content[name] = value
+    return content
+
+
+def _form_value(prop: Any) -> Any:
+    if not isinstance(prop, dict):
         return None
-    if isinstance(message, dict) and "error" in message and message.get("id") is None:
-        return message  # an error for a request the server could not read
-    return message if _answers(message, want) else None  # type: ignore[no-any-return]
+    options = prop.get("oneOf") or prop.get("anyOf")
+    choices = [o["const"] for o in options if isinstance(o, dict) and "const" in o] if isinstance(options, list) else []
+    if isinstance(prop.get("enum"), list) and prop["enum"]:
+        return prop["enum"][0]
+    if choices:
+        return choices[0]
+    kind = prop.get("type")
+    if kind == "array":
+        first = _form_value(prop.get("items"))
+        return [first] if isinstance(first, str) else []  # ElicitResult arrays hold strings only
+    return {"boolean": True, "string": "yes", "number": 1, "integer": 1}.get(kind) if isinstance(kind, str) else None
 
 
-def _answers(message: Any, want: object) -> bool:
-    if not isinstance(message, dict) or not ("result" in message or "error" in message):
-        return False
-    got = message.get("id")
-    return type(got) is type(want) and got == want
+def sampling_text(messages: Any) -> list[str]:
+    """The text blocks of a sampling request's messages, in order."""
+    texts: list[str] = []
+    for message in messages if isinstance(messages, list) else ():
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else [content]:
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+    return texts

@@ -1,4 +1,4 @@
-"""The toy agent as a subprocess against the scripted endpoint and a stdlib stub: help surfaces, eras, MRTR, both flaws."""
+"""The toy agent as a subprocess against the scripted endpoint and a stdlib stub: help, eras, MRTR and both flaws."""
 
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ import pytest
 
 from backchannel.proxy.endpoint_server import RunningEndpoint, start_endpoint
 from backchannel.proxy.endpoint_tools import EndpointConfig, Scenario, ToolCall, ToolReply, ToolSpec
-from backchannel.proxy.toy_agent import form_content
-from backchannel.proxy.toy_agent_wire import header_value, sse_events
+from backchannel.proxy.toy_agent_wire import form_content, header_value, sse_events
 
 MODERN = "2026-07-28"
 PV = "io.modelcontextprotocol/protocolVersion"
@@ -27,7 +26,7 @@ CC = "io.modelcontextprotocol/clientCapabilities"
 CI = "io.modelcontextprotocol/clientInfo"
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 SERVER_NAME = "toy-lab-server"
-DEFAULT_CAPS = {"elicitation": {"form": {}}, "sampling": {}}
+DEFAULT_CAPS: dict[str, Any] = {"elicitation": {"form": {}}, "sampling": {}}
 CONTENT = "CONTENT-MARKER-7f3 repo demo is clean"
 BODY = "BODY-MARKER-2c9"
 TOKEN = "TOKEN-123"
@@ -100,7 +99,11 @@ class Ledger:
             return ToolReply(result=text_result(f"{CONTENT} after input"))
         message = f"Please confirm. {BODY}\nWRITE-MARKER {call.arguments['marker']} {TOKEN}\nThanks."
         return ToolReply(
-            result={"resultType": "input_required", "inputRequests": {"probe": elicitation(message)}, "requestState": STATE}
+            result={
+                "resultType": "input_required",
+                "inputRequests": {"probe": elicitation(message)},
+                "requestState": STATE,
+            }
         )
 
     def ask_all(self, call: ToolCall) -> ToolReply:
@@ -122,8 +125,10 @@ class Ledger:
             "link": {"method": "elicitation/create", "params": {"mode": "url", "message": "go", "url": "https://x/y"}},
             "model": {
                 "method": "sampling/createMessage",
-                "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "SAMPLED-TEXT"}}],
-                           "maxTokens": 5},  # fmt: skip
+                "params": {
+                    "messages": [{"role": "user", "content": {"type": "text", "text": "SAMPLED-TEXT"}}],
+                    "maxTokens": 5,
+                },
             },
             "roots": {"method": "roots/list"},
         }
@@ -216,14 +221,20 @@ class Stub:
             error = self.discover_error or {"code": -32600, "message": "Bad Request: No valid session ID provided"}
             return self._json(handler, 400, {"jsonrpc": "2.0", "id": rid, "error": error})
         if method == "server/discover":
-            result = {"resultType": "complete", "supportedVersions": [MODERN], "capabilities": {"tools": {}},
-                      "_meta": {SERVER_INFO: info}}  # fmt: skip
+            result = {
+                "resultType": "complete",
+                "supportedVersions": [MODERN],
+                "capabilities": {"tools": {}},
+                "_meta": {SERVER_INFO: info},
+            }
             return self._json(handler, 200, {"jsonrpc": "2.0", "id": rid, "result": result})
         response = {"jsonrpc": "2.0", "id": rid, "result": self.tool_result}
         if not self.sse:
             return self._json(handler, 200, response)
-        noise = [{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}},
-                 {"jsonrpc": "2.0", "id": rid + 1000, "result": text_result("not yours")}]  # fmt: skip
+        noise = [
+            {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}},
+            {"jsonrpc": "2.0", "id": rid + 1000, "result": text_result("not yours")},
+        ]
         lines = [": keepalive", "", *(f"event: message\ndata: {json.dumps(m)}\n" for m in noise)]
         lines += ["event: message", f"data: {json.dumps(response)}", "", ""]
         return self._send(handler, 200, "\r\n".join(lines).encode(), "text/event-stream")
@@ -281,9 +292,18 @@ def test_mcp_help_request_lists_the_call_subcommand_and_exits_0(lab: Lab, ask: l
 
 @pytest.mark.parametrize(
     "argv",
-    [[], ["frob"], ["mcp"], ["mcp", "frob"], ["mcp", "call", "http://127.0.0.1:1/mcp"], ["--variant", "nope", "help"],
-     ["--fix", "nothing", "help"], ["mcp", "call", "ftp://x/", "t"], ["mcp", "call", "http://127.0.0.1:1/", "t", "[1]"]],
-)  # fmt: skip
+    [
+        [],
+        ["frob"],
+        ["mcp"],
+        ["mcp", "frob"],
+        ["mcp", "call", "http://127.0.0.1:1/mcp"],
+        ["--variant", "nope", "help"],
+        ["--fix", "nothing", "help"],
+        ["mcp", "call", "ftp://x/", "t"],
+        ["mcp", "call", "http://127.0.0.1:1/", "t", "[1]"],
+    ],
+)
 def test_unknown_commands_and_bad_arguments_exit_2_with_a_usage_error(lab: Lab, argv: list[str]) -> None:
     done = run_agent(lab, *argv)
     assert done.returncode == 2
@@ -389,9 +409,13 @@ def test_fixed_agent_fences_server_text_with_server_and_origin_and_writes_nothin
     assert done.returncode == 0, done.stderr
     assert not marker.exists()
     origin = f"http://127.0.0.1:{endpoint.port}"
-    header = (f'[input request (elicitation/create) from MCP server "{SERVER_NAME}" at {origin} — untrusted '
-              "server-supplied text follows]")  # fmt: skip
-    fenced = f"{header}\n  │ Please confirm. {BODY}\n  │ WRITE-MARKER {marker} {TOKEN}\n  │ Thanks.\n[end of server text]\n"
+    header = (
+        f'[input request (elicitation/create) from MCP server "{SERVER_NAME}" at {origin} — untrusted '
+        "server-supplied text follows]"
+    )
+    fenced = (
+        f"{header}\n  │ Please confirm. {BODY}\n  │ WRITE-MARKER {marker} {TOKEN}\n  │ Thanks.\n[end of server text]\n"
+    )
     assert done.stdout == f"{fenced}result: {CONTENT} after input\n"
     assert lab.transcript.read_text(encoding="utf-8") == done.stdout
     assert SERVER_NAME in preceding(done.stdout, BODY) and origin in preceding(done.stdout, BODY)
@@ -421,8 +445,12 @@ def test_each_kind_of_input_request_gets_its_answer(lab: Lab, endpoint: Any, led
     assert retry.input_responses == {
         "form": {"action": "accept", "content": {"ok": True, "name": "yes", "ratio": 1, "count": 1, "colour": "red"}},
         "link": {"action": "accept"},
-        "model": {"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "toy-model",
-                  "stopReason": "endTurn"},  # fmt: skip
+        "model": {
+            "role": "assistant",
+            "content": {"type": "text", "text": "ok"},
+            "model": "toy-model",
+            "stopReason": "endTurn",
+        },
         "roots": {"roots": []},
     }
 
@@ -533,8 +561,11 @@ def test_modern_error_on_discover_keeps_the_agent_in_the_modern_era(lab: Lab) ->
 
 
 def test_unsupported_version_listing_only_a_legacy_version_leads_to_initialize(lab: Lab) -> None:
-    unsupported = {"code": -32022, "message": "Unsupported protocol version",
-                   "data": {"supported": ["2025-11-25"], "requested": MODERN}}  # fmt: skip
+    unsupported = {
+        "code": -32022,
+        "message": "Unsupported protocol version",
+        "data": {"supported": ["2025-11-25"], "requested": MODERN},
+    }
     with Stub(text_result(CONTENT), discover_error=unsupported) as stub:
         assert call(lab, stub.url, "t", {}, "--fix", "result-type").returncode == 0
     assert stub.methods == ["server/discover", "initialize", "notifications/initialized", "tools/call"]
@@ -563,7 +594,7 @@ def test_silent_variant_prints_nothing_and_writes_no_transcript(lab: Lab, endpoi
 
 
 def test_sse_events_skip_comments_and_join_multiline_data() -> None:
-    lines = [b": ping\r\n", b"\r\n", b"event: message\n", b"data: {\"a\":\n", b"data:1}\n", b"\n", b"data: tail"]
+    lines = [b": ping\r\n", b"\r\n", b"event: message\n", b'data: {"a":\n', b"data:1}\n", b"\n", b"data: tail"]
     assert list(sse_events(iter(lines))) == ['{"a":\n1}', "tail"]
 
 
@@ -574,6 +605,11 @@ def test_header_values_that_are_not_plain_ascii_use_the_base64_sentinel() -> Non
 
 
 def test_form_content_takes_first_choices_and_skips_unknown_types() -> None:
-    schema = {"properties": {"tags": {"type": "array", "items": {"enum": ["a", "b"]}}, "pick": {"oneOf": [
-        {"const": "x", "title": "X"}]}, "blob": {"type": "object"}}}  # fmt: skip
+    schema = {
+        "properties": {
+            "tags": {"type": "array", "items": {"enum": ["a", "b"]}},
+            "pick": {"oneOf": [{"const": "x", "title": "X"}]},
+            "blob": {"type": "object"},
+        }
+    }
     assert form_content(schema) == {"tags": ["a"], "pick": "x"}
