@@ -150,6 +150,8 @@ class Recorder:
         upstream_data = _data_of(item.upstream_raw) if item.changed else None
         messages, anomalies = parse_text(item.data)
         mutation = _last_result_mutation(state) if item.changed else None
+        if origin == "proxy":
+            mutation = "hold"  # a progress notification the proxy made while holding
         for message in messages:
             if message.kind in ("response", "error") and message.jsonrpc_id is not None:
                 state.saw_final_response = True
@@ -181,15 +183,29 @@ class Recorder:
                 "upstream_response_body": upstream_body,
                 "response_body": None if client_body == upstream_body else client_body,
                 "flow_state": _flow_state(flow),
+                "forwarded": 0 if state.answered_by_proxy else 1,
             },
         )
         ctype = flow.response.headers.get("content-type")
-        mutation = _last_result_mutation(state)
+        mutation = state.answered_by_proxy or _last_result_mutation(state)
         if is_sse(ctype):
             # the proxy turned JSON into SSE: the message is the event's data
             parsed = parse_body(upstream_body, None)
             rewritten = _data_of(client_body)
             upstream_text = None if parsed.text == rewritten else parsed.text
+            self.writer.insert(
+                "sse_events",
+                {
+                    "run_id": state.run_id,
+                    "flow_id": flow.id,
+                    "idx": 0,
+                    "kind": "event",
+                    "origin": "proxy",
+                    "upstream_raw": upstream_body,
+                    "client_raw": client_body,
+                    "t": time.time(),
+                },
+            )
             for message in parse_text(rewritten)[0] if rewritten else ():
                 self._message(state, flow.id, "to-client", message, rewritten or "", upstream_text, mutation, 0)
             return
@@ -221,7 +237,8 @@ class Recorder:
                 "flow_state": _flow_state(flow),
             },
         )
-        if not state.saw_final_response and flow.error is None:
+        expects_response = isinstance(state.request, dict) and "id" in state.request
+        if expects_response and not state.saw_final_response and flow.error is None:
             self.session.anomaly(
                 flow.id,
                 state.run_id,

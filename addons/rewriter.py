@@ -77,6 +77,7 @@ class Rewriter:
                 raise request_state.StateRejected("requestState is stale: it was already used by an earlier retry")
         except request_state.StateRejected as exc:
             state.applied.append({"kind": "reject-request-state", "reason": str(exc)})
+            state.answered_by_proxy = "reject-request-state"
             body = error_body(request.get("id"), -32602, f"Invalid params: {exc}")
             flow.response = http.Response.make(200, body, {"Content-Type": "application/json"})
             return True
@@ -96,6 +97,7 @@ class Rewriter:
         status = int(mutation.params.get("status", 400))
         flow.response = http.Response.make(status, body, {"Content-Type": "application/json"})
         state.applied.append({"kind": "error", "index": mutation.index, "status": status, "code": err["code"]})
+        state.answered_by_proxy = "error"
 
     def _redirect_to_hold(self, flow: http.HTTPFlow, state: FlowState, hold: Mutation, upstream: str) -> None:
         ticket = HoldTicket(

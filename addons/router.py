@@ -43,6 +43,7 @@ class Router:
         if run is None:
             detail = f"run {state.run_id!r} is not in the recording; answered 404 without forwarding"
             self.session.anomaly(flow.id, state.run_id, "unknown-run", detail, flow.request.timestamp_start)
+            state.answered_by_proxy = "unknown-run"
             flow.response = http.Response.make(
                 404, error_body(None, -32600, detail), {"Content-Type": "application/json"}
             )

@@ -34,6 +34,7 @@ class FlowState:
     sse_items: int = 0
     saw_final_response: bool = False
     held_sse: bool = False
+    answered_by_proxy: str | None = None  # the mutation kind, when the proxy answered without the upstream
     injections: dict[int, Any] = field(default_factory=dict)  # plan index -> the inputRequests chosen for this flow
     hold_ticket: Any = None  # a HoldTicket while the hold server answers for this flow
     finished: bool = False

@@ -509,8 +509,17 @@ def recording_stats(path: Path) -> dict[str, Any]:
         conn.close()
     size = path.stat().st_size
     wal = path.with_name(path.name + "-wal")
+    compact = path.with_name(path.stem + "-vacuumed.sqlite")
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        conn.execute("VACUUM INTO ?", (str(compact),))
+    finally:
+        conn.close()
+    vacuumed = compact.stat().st_size
+    compact.unlink()
     return {
         "bytes": size,
+        "bytes_after_vacuum": vacuumed,
         "wal_bytes": wal.stat().st_size if wal.exists() else 0,
         "journal_mode": journal,
         "rows": rows,
@@ -775,7 +784,8 @@ def report(out: dict[str, Any]) -> None:
     if "recording" in out:
         rec = out["recording"]
         print(
-            f"\n4. recording after (1c): {rec['bytes']:,} bytes ({rec['journal_mode']}), "
+            f"\n4. recording after (1c): {rec['bytes']:,} bytes ({rec['journal_mode']}; {rec['bytes_after_vacuum']:,} "
+            f"after VACUUM), "
             f"{rec['bytes_per_exchange'] or 0:,.0f} bytes per exchange"
         )
         print("  rows: " + ", ".join(f"{k} {v}" for k, v in rec["rows"].items()))

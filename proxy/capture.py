@@ -75,7 +75,11 @@ class Capture:
         self._details: dict[str, dict[str, Any]] = {}
 
     def __enter__(self) -> Capture:
-        self.start()
+        try:
+            self.start()
+        except BaseException:
+            self.close()  # a failed start still leaves a finalised recording holding why it failed
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .probe_mrtr import MrtrProbe, ProbeError, ProbeOptions
+from typing import Any
 
-RUNNERS = {"mrtr-provenance": MrtrProbe}
+from .probe_mrtr import MrtrProbe, ProbeError, ProbeOptions
+from .probe_url_mode import UrlModeScenario
+
+RUNNERS: dict[str, Any] = {"mrtr-provenance": MrtrProbe, "elicitation-url-mode": UrlModeScenario}
 
 
 def run_scenario(scenario: str, options: ProbeOptions, progress: Callable[[str], None]) -> Path:

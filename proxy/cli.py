@@ -34,7 +34,7 @@ app = typer.Typer(
     help="Watch and tamper with the channel through which an MCP server talks back to a client.",
 )
 out_console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 USER_ERRORS = (RecordingError, CaptureError, ProxyError, PlanError, OSError)
 
@@ -153,6 +153,7 @@ def check(
         str, typer.Option(help="Grade the modern ABSENT run by the spec or as the seed.")
     ] = "spec",
     timeout: Annotated[float, typer.Option(help="Seconds each client run may take.")] = 30.0,
+    hold_ms: Annotated[int, typer.Option(help="elicitation-url-mode: how long the server holds a retry.")] = 5000,
 ) -> None:
     """Run a scenario against a client, record it, and judge it. With no target, the bundled toy agent's flawed twin."""
     if fmt not in FORMATS:
@@ -169,6 +170,7 @@ def check(
         ignore_capabilities=ignore_capabilities,
         result_type_rule=result_type_rule,
         timeout=timeout,
+        hold_ms=hold_ms,
     )
     try:
         path = run_scenario(scenario, options, progress=lambda text: err_console.print(f"· {text}", style="dim"))

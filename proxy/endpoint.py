@@ -224,6 +224,7 @@ class ScriptedEndpoint:
             request_id=request.id,
             headers=request.headers,
             nonce=self.config.nonce,
+            params=self.config.params,
         )
         await until_disconnected(receive, self._answer_tool(tool, call, send))
 

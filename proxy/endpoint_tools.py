@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
@@ -34,6 +34,7 @@ class ToolCall:
     request_id: object
     headers: dict[str, str]
     nonce: str = ""  # the endpoint's per-recording nonce, for tools that plant markers
+    params: Mapping[str, str] = field(default_factory=dict)  # scenario settings (URLs to hand out, hold times)
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class EndpointConfig:
     legacy_only: bool = False
     instructions: str | None = None
     nonce: str = ""  # handed to every ToolCall, so scenario tools can tag their text with the recording's nonce
+    params: Mapping[str, str] = field(default_factory=dict)  # handed to every ToolCall as scenario settings
 
 
 def scenarios() -> dict[str, Scenario]:

@@ -40,6 +40,7 @@ class ProbeOptions:
     ignore_capabilities: bool = False
     result_type_rule: str = "spec"
     timeout: float = 30.0
+    hold_ms: int | None = None  # elicitation-url-mode: how long the endpoint holds the retries
 
 
 def probe_message(markers: Markers, lab_home: Path) -> str:

@@ -62,12 +62,17 @@ def _run_lines(rec: Recording, run: Run) -> Iterator[Line]:
             raw = (item.client_raw or b"").decode("utf-8", "replace")
             yield Line(item.t or 0.0, order, "dim", f"      sse {item.kind} ({item.origin}) {_short(raw, 60)!r}")
             order += 1
-    for chunk in rec.terminal:
-        if chunk.run_id == run.id:
-            text = chunk.data.decode("utf-8", "replace")
-            for line in text.splitlines() or [""]:
-                yield Line(chunk.t or 0.0, order, "yellow", f"      {chunk.stream}@{chunk.offset}: {_short(line)}")
-                order += 1
+    for stream in ("stdout", "stderr"):
+        chunks = sorted((c for c in rec.terminal if c.run_id == run.id and c.stream == stream), key=lambda c: c.offset)
+        data = b"".join(c.data for c in chunks)
+        offset = 0
+        for line in data.splitlines(keepends=True):
+            # a line is shown at the time its first byte arrived, whatever pieces the client wrote it in
+            when = next((c.t for c in reversed(chunks) if c.offset <= offset), None) or 0.0
+            text = line.decode("utf-8", "replace").rstrip("\r\n")
+            yield Line(when, order, "yellow", f"      {stream}@{offset}: {_short(text)}")
+            order += 1
+            offset += len(line)
     for anomaly in rec.anomalies:
         if anomaly.run_id == run.id:
             yield Line(

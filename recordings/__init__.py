@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .errors import RecordingError, RecordingFormatError
-from .model import Anomaly, Exchange, LabFile, Message, Recording, Run, SseEvent, TerminalChunk
+from .model import Anomaly, Exchange, LabFile, Message, Recording, Run, SseEvent, TerminalChunk, UrlHit
 from .reader import load
 
 __all__ = [
@@ -17,5 +17,6 @@ __all__ = [
     "Run",
     "SseEvent",
     "TerminalChunk",
+    "UrlHit",
     "load",
 ]

@@ -55,3 +55,15 @@ def m001_initial(db: Database) -> None:
 def columns_of(db: Any, table: str) -> list[str]:
     """The column names of a table, for validating writes."""
     return [row[1] for row in db.execute(f"PRAGMA table_info({table})").fetchall()]
+
+
+@migrations()
+def m002_url_hits(db: Database) -> None:
+    """Requests that reached the loopback servers behind URL-mode elicitations (any hit may be a prefetch)."""
+    # an answer the proxy made up itself (an injected error, a rejected requestState) never reached the upstream
+    db.execute("ALTER TABLE exchanges ADD COLUMN forwarded INTEGER NOT NULL DEFAULT 1")
+    db.execute(
+        """CREATE TABLE url_hits (
+            seq INTEGER PRIMARY KEY, run_id TEXT, server TEXT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL,
+            headers TEXT, t REAL)"""
+    )

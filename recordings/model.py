@@ -58,6 +58,7 @@ class Exchange:
     streamed: bool
     mutations: tuple[Mapping[str, Any], ...]
     flow_state: bytes | None = None
+    forwarded: bool = True  # False: the proxy answered itself; nothing went upstream, nothing came back
 
     def header(self, name: str, *, response: bool = False) -> str | None:
         """The first value of a header (case-insensitive), from the request or the response."""
@@ -160,6 +161,19 @@ class Anomaly:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class UrlHit:
+    """A request that reached a loopback server standing behind a URL the server asked the client to open."""
+
+    seq: int
+    run_id: str | None
+    server: str  # which URL server: e.g. "declined" or "accepted"
+    method: str
+    path: str
+    headers: Headers
+    t: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Recording:
     """The whole file."""
 
@@ -173,6 +187,7 @@ class Recording:
     terminal: tuple[TerminalChunk, ...]
     files: tuple[LabFile, ...]
     anomalies: tuple[Anomaly, ...]
+    url_hits: tuple[UrlHit, ...] = ()
 
     def run(self, run_id: str) -> Run:
         for run in self.runs:

@@ -20,6 +20,7 @@ from .model import (
     Run,
     SseEvent,
     TerminalChunk,
+    UrlHit,
 )
 
 T = TypeVar("T")
@@ -147,6 +148,7 @@ def _exchange(r: sqlite3.Row) -> Exchange:
     upstream_response = _blob(r["upstream_response_body"])
     client_response = _blob(r["response_body"])
     forwarded = _blob(r["upstream_request_body"])
+    reached_upstream = bool(r["forwarded"])
     return Exchange(
         seq=int(r["seq"]),
         run_id=_text(r["run_id"]),
@@ -158,8 +160,8 @@ def _exchange(r: sqlite3.Row) -> Exchange:
         response_headers=_headers(r["response_headers"]),
         upstream_response_headers=_headers(r["upstream_response_headers"] or r["response_headers"]),
         request_body=request_body,
-        upstream_request_body=request_body if forwarded is None else forwarded,
-        upstream_response_body=upstream_response,
+        upstream_request_body=(request_body if forwarded is None else forwarded) if reached_upstream else None,
+        upstream_response_body=upstream_response if reached_upstream else None,
         response_body=upstream_response if client_response is None else client_response,
         t_request=_float(r["t_request"]),
         t_response=_float(r["t_response"]),
@@ -168,6 +170,7 @@ def _exchange(r: sqlite3.Row) -> Exchange:
         streamed=bool(r["streamed"]),
         mutations=tuple(_json(r["mutations"], [])),
         flow_state=_blob(r["flow_state"]),
+        forwarded=reached_upstream,
     )
 
 
@@ -253,6 +256,19 @@ def load(path: str | Path) -> Recording:
                     flow_id=_text(r["flow_id"]),
                     kind=str(r["kind"]),
                     detail=str(r["detail"]),
+                    t=_float(r["t"]),
+                ),
+            ),
+            url_hits=_build(
+                "url_hits",
+                _rows(conn, "url_hits"),
+                lambda r: UrlHit(
+                    seq=int(r["seq"]),
+                    run_id=_text(r["run_id"]),
+                    server=str(r["server"]),
+                    method=str(r["method"]),
+                    path=str(r["path"]),
+                    headers=_headers(r["headers"]),
                     t=_float(r["t"]),
                 ),
             ),

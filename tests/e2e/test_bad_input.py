@@ -200,11 +200,6 @@ def test_a_capture_in_front_of_a_down_upstream_fails_fast_with_a_clear_error_and
     assert rec.runs == () and rec.messages == ()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product bug: Capture.__enter__ does not close the writer or finalise the file when start() raises, so "
-    "the anomaly stays in the -wal file and a copy of the .sqlite alone lacks it (proxy/capture.py, Capture.start)",
-)
 def test_a_capture_that_fails_to_start_still_leaves_a_finalised_recording(recording_path: Path, tmp_path: Path) -> None:
     failed = Capture(recording_path, upstream=f"http://127.0.0.1:{closed_port()}/mcp")
     try:

@@ -94,11 +94,6 @@ def test_record_runs_the_sdk_client_through_the_proxy_and_show_prints_its_calls_
     assert shown.stderr == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product bug: proxy/timeline.py _run_lines renders each terminal chunk on its own, so one printed line "
-    "that reached the lab in several reads shows as fragments ('stdout@0: tools:', 'stdout@6: ', ...)",
-)
 def test_show_prints_a_line_the_client_wrote_in_pieces_as_one_line(tmp_path: Path) -> None:
     # print("tools:", name) makes four writes; with PYTHONUNBUFFERED the lab may read them as four chunks
     pieces = [b"tools:", b" ", TOOL.encode(), b"\n", REPO_TEXT.encode(), b"\n"]
@@ -197,11 +192,6 @@ def test_show_on_an_unrelated_sqlite_file_says_it_is_not_a_backchannel_recording
         conn.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product bug: proxy/cli.py err_console = Console(stderr=True, highlight=False) has no soft_wrap=True, "
-    "so rich hard-wraps error messages at 80 columns when stderr is a pipe",
-)
 @pytest.mark.parametrize("case", ["bad-plan", "not-sqlite", "missing", "foreign-sqlite"])
 def test_every_cli_error_is_a_single_line(
     cli_errors: dict[str, tuple[Path, subprocess.CompletedProcess[str]]], case: str

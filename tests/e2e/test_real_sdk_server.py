@@ -473,7 +473,6 @@ def test_json_to_sse_turns_each_json_reply_of_the_sdk_server_into_one_sse_event_
     assert_server_got_what_was_forwarded(c, sdk_server)
 
 
-@pytest.mark.xfail(strict=True, reason=JSON_TO_SSE_GAP)
 def test_json_to_sse_records_the_sse_event_it_synthesised_for_each_reply(json_to_sse_session: Captured) -> None:
     c = json_to_sse_session
     for m in c.messages:
@@ -618,7 +617,6 @@ def test_legacy_sdk_client_initializes_and_calls_the_sdk_server_over_sse_through
     assert_server_got_what_was_forwarded(c, sdk_server)
 
 
-@pytest.mark.xfail(strict=True, reason=GET_STREAM_BUG)
 def test_legacy_standalone_get_stream_ending_without_a_response_is_not_flagged(legacy_session: Captured) -> None:
     [get] = [x for x in legacy_session.exchanges if x.method == "GET"]
     assert [a.kind for a in legacy_session.anomalies if a.flow_id == get.flow_id] == []

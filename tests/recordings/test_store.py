@@ -1,9 +1,10 @@
 import sqlite3
+from pathlib import Path
 import threading
 
 import pytest
 
-from backchannel.recordings import RecordingError, load, store
+from backchannel.recordings import RecordingError, RecordingFormatError, load, store
 from backchannel.recordings.migrations import migrations
 from tests.factories import new_recording
 
@@ -103,3 +104,16 @@ def test_a_writer_that_fails_refuses_further_writes_loudly(tmp_path, capsys):
         writer.insert("anomalies", {"kind": "x", "detail": "y"})
     writer.close()
     assert "recording writer" in capsys.readouterr().err
+
+
+def test_a_recording_frozen_at_the_first_format_upgrades_and_keeps_its_rows(tmp_path):
+    frozen = Path(__file__).resolve().parent.parent / "fixtures" / "format-m001.sqlite"
+    copy = tmp_path / "old.sqlite"
+    copy.write_bytes(frozen.read_bytes())
+    with pytest.raises(RecordingFormatError, match=f"uses recording format m001_initial.*Run: backchannel upgrade {copy}"):
+        load(copy)
+    assert store.upgrade(copy) == ["m002_url_hits"]
+    rec = load(copy)
+    assert rec.format_version == "m002_url_hits" and rec.meta["format_version"] == "m002_url_hits"
+    assert [m.method for m in rec.messages] == ["tools/call"] and rec.url_hits == ()
+    assert store.upgrade(copy) == []

@@ -1,0 +1,58 @@
+"""The run side of the `elicitation-url-mode` scenario: one run of a contract-following client, URL servers up."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .capture import Capture
+from .endpoint_tools import EndpointConfig
+from .probe_mrtr import ProbeError, ProbeOptions
+from .url_servers import UrlServer
+
+SCENARIO = "elicitation-url-mode"
+DEFAULT_HOLD_MS = 5000
+
+
+class UrlModeScenario:
+    def __init__(self, options: ProbeOptions, progress: Callable[[str], None]) -> None:
+        if not options.client:
+            raise ProbeError(
+                "--scenario elicitation-url-mode needs --client \"CMD ... {url}\": a client that follows the contract "
+                "in the README (e.g. --client \"python -m backchannel.proxy.drivers.py_sdk {url}\")"
+            )
+        if not any("{url}" in part for part in options.client):
+            raise ProbeError("--client must contain {url} where the server URL goes")
+        self.options = options
+        self.progress = progress
+
+    def run(self) -> Path:
+        pending: list[dict[str, Any]] = []
+        capture: Capture | None = None
+
+        def sink(row: dict[str, Any]) -> None:
+            if capture is not None and capture.writer is not None:
+                capture.writer.insert("url_hits", row)
+            else:
+                pending.append(row)
+
+        declined, accepted = UrlServer("declined", sink), UrlServer("accepted", sink)
+        hold = self.options.hold_ms if self.options.hold_ms is not None else DEFAULT_HOLD_MS
+        params = {"url_declined": declined.url("/link/round-1"), "url_base": accepted.url(""), "hold_ms": str(hold)}
+        meta = {"scenario": SCENARIO, "url_servers": json.dumps({"declined": declined.port, "accepted": accepted.port}),
+                "probe_options": json.dumps({"client": list(self.options.client or []), "hold_ms": hold})}  # fmt: skip
+        try:
+            with Capture(self.options.out, endpoint=EndpointConfig(scenario=SCENARIO, params=params), meta=meta) as cap:
+                capture = cap
+                for row in pending:
+                    cap.writer.insert("url_hits", row)  # type: ignore[union-attr]
+                run = cap.new_run("contract", {}, scenario=SCENARIO, detail={"hold_ms": hold, **params})
+                declined.run_id = accepted.run_id = run.id
+                self.progress(f"running the client against {len(params)} URL servers and six tools")
+                cap.run_client(run, list(self.options.client or []), timeout=max(self.options.timeout, hold / 500 + 30))
+        finally:
+            declined.stop()
+            accepted.stop()
+        return self.options.out
