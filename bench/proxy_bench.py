@@ -7,8 +7,8 @@ Four measurements, all on loopback, all in one process except the mitmdump child
 1. latency of sequential `tools/call get_repo_status` exchanges on one keep-alive connection:
    (a) direct to the scripted endpoint, (b) through a no-op mitmdump, (c) through backchannel
    (recorder + rewriter, empty plan) and (c') the same with a `drop-result-type` plan;
-2. SSE per-event forwarding delay (arrival - send, one clock) from a raw asyncio upstream, direct and
-   through backchannel;
+2. SSE per-event forwarding delay (arrival - send, one clock) from a raw asyncio upstream: direct, through
+   a no-op mitmdump that only turns on streaming, and through backchannel;
 3. `start_proxy` start-up time with the warm shared confdir (and, for comparison, a no-op mitmdump's);
 4. the recording's size and row counts after (c).
 
@@ -323,13 +323,13 @@ class NoopProxy:
 
 class SseUpstream:
     """A raw asyncio HTTP/1.1 server: every POST gets a chunked text/event-stream of `events` events,
-    `interval` s apart (scheduled on absolute times), the last one the JSON-RPC result. The send time of
-    each event (perf_counter_ns just before the write) goes to `self.sends`."""
+    `interval` s apart (scheduled on absolute times), the last one the JSON-RPC result. The send times of
+    the events (perf_counter_ns just before each write) go to `self.sends[request id]` once the stream ends."""
 
     def __init__(self, events: int, interval_s: float) -> None:
         self.events = events
         self.interval = interval_s
-        self.sends: list[int] = []
+        self.sends: dict[Any, list[int]] = {}
         self.loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name="sse-upstream", daemon=True)
@@ -407,7 +407,7 @@ class SseUpstream:
                 await writer.drain()
             writer.write(b"0\r\n\r\n")
             await writer.drain()
-            self.sends = sends
+            self.sends[request_id] = sends
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
@@ -480,8 +480,10 @@ def sse_client(url: str, request_id: int, timeout: float = 30.0) -> dict[int, in
 
 def sse_series(upstream: SseUpstream, url: str, request_id: int) -> list[float]:
     arrivals = sse_client(url, request_id)
-    time.sleep(0.05)  # the upstream stores its send log after the terminating chunk
-    sends = upstream.sends
+    deadline = time.monotonic() + 5  # the upstream stores its send log just after the terminating chunk
+    while request_id not in upstream.sends and time.monotonic() < deadline:
+        time.sleep(0.005)
+    sends = upstream.sends.pop(request_id, [])
     if len(arrivals) != upstream.events or len(sends) != upstream.events:
         raise RuntimeError(f"{url}: {len(arrivals)} events arrived, {len(sends)} sent, {upstream.events} expected")
     return [(arrivals[i] - sends[i]) / 1e6 for i in range(upstream.events)]
@@ -624,7 +626,7 @@ def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> Non
             for r in range(args.sse_reps):
                 for name in names:
                     foreign = ForeignCpu([capture.proxy.process.pid, noop.process.pid])
-                    d = sse_series(upstream, urls[name], 10_000 + r)
+                    d = sse_series(upstream, urls[name], 10_000 + 10 * r + names.index(name))
                     pooled[name] += d
                     reps[name].append({**summary(d), "foreign_cpu": foreign.share()})
                     print(

@@ -1,0 +1,51 @@
+"""A request with no mode is form mode, even with a stray url field."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from backchannel.recordings.model import Recording
+
+from ..model import Finding
+from ..registry import check
+from ..url_mode_facts import SCENARIO, SPEC, action_of, contract_run, not_exercised, rounds
+
+TOOL = "missing_mode"
+
+
+@check(
+    "sep-1036-client-missing-mode-is-form",
+    scenario=SCENARIO,
+    level="MUST",
+    spec=f"{SPEC}/client/elicitation#elicitation-requests",
+    title="A request without mode is treated as form mode",
+)
+def judge(rec: Recording) -> Iterator[Finding]:
+    """Clients MUST treat requests without a mode field as form mode. The request carries a requestedSchema and a
+    stray url field; accepting it with form content passes, accepting it with no content (as a URL) fails."""
+    skip = not_exercised(rec, TOOL)
+    if skip is not None:
+        yield skip
+        return
+    run = contract_run(rec)
+    assert run is not None
+    calls = rounds(rec, run, TOOL)
+    if len(calls) < 2:
+        yield Finding.failed(
+            "the client never answered the request without mode", calls[0].evidence("input_required"), run=run.id
+        )
+        return
+    answer = calls[1].input_responses.get("details")
+    content = answer.get("content") if isinstance(answer, dict) else None
+    if action_of(answer) == "accept" and isinstance(content, dict) and content:
+        yield Finding.passed("answered as form mode, with content", calls[1].evidence("retry"), run=run.id)
+    elif action_of(answer) == "accept":
+        yield Finding.failed(
+            f"accepted with no content, as if it were URL mode: {answer!r}", calls[1].evidence("retry"), run=run.id
+        )
+    else:
+        yield Finding.failed(
+            f"answered {answer!r}; the contract asks form requests to be accepted with content",
+            calls[1].evidence("retry"),
+            run=run.id,
+        )
