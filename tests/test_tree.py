@@ -52,6 +52,11 @@ COVERED_ELSEWHERE = {
     "proxy/toy_agent_wire.py": "tests/proxy/test_toy_agent.py",
     "proxy/scenarios/default.py": "tests/proxy/test_endpoint_with_sdk_client.py",
     "proxy/scenarios/mrtr_provenance.py": "tests/proxy/test_probe_mrtr_with_toy_agent.py",
+    "proxy/scenarios/elicitation_url_mode.py": "tests/proxy/test_url_mode_scenario.py",
+    "proxy/probe_url_mode.py": "tests/proxy/test_url_mode_scenario.py",
+    "proxy/url_servers.py": "tests/proxy/test_url_mode_scenario.py",
+    "oracle/url_mode_facts.py": "tests/oracle/checks/test_sep_2322_client_constructs_inputs.py",
+    "oracle/held_retry.py": "tests/oracle/checks/test_sep_1036_client_held_json_retry_complete.py",
 }
 
 

@@ -76,15 +76,6 @@ PLANS: dict[str, dict[str, Any]] = {
     },
 }
 
-GET_STREAM_BUG = (
-    "product bug: Recorder._finish_stream (addons/recorder.py) records `sse-without-response` for every streamed "
-    "flow that carried no JSON-RPC response, including the legacy standalone GET stream, which carries none by design"
-)
-JSON_TO_SSE_GAP = (
-    "product gap: for json-to-sse, Recorder.response (addons/recorder.py) records the to-client message with "
-    "sse_idx=0 but writes no sse_events row, so the message names an SSE event the recording does not hold"
-)
-
 
 def _load_server_module() -> ModuleType:
     """tests/ is not a package, so load the server helper by path (once per process)."""
@@ -276,7 +267,7 @@ def assert_exchanges_complete(captured: Captured) -> None:
 
 def assert_server_got_what_was_forwarded(captured: Captured, server: SdkServer) -> None:
     """The real server received exactly the forwarded requests, byte for byte, addressed to its own Host."""
-    forwarded = [x for x in captured.exchanges if not any(m["kind"] == "error" for m in x.mutations)]
+    forwarded = [x for x in captured.exchanges if x.forwarded]
     assert sorted((x.method or "", x.upstream_request_body or b"") for x in forwarded) == sorted(
         (r.method, r.body) for r in captured.received
     )
@@ -474,6 +465,7 @@ def test_json_to_sse_turns_each_json_reply_of_the_sdk_server_into_one_sse_event_
 
 
 def test_json_to_sse_records_the_sse_event_it_synthesised_for_each_reply(json_to_sse_session: Captured) -> None:
+    """Regression: each message's sse_idx must name a recorded SSE event (json-to-sse once wrote none)."""
     c = json_to_sse_session
     for m in c.messages:
         if m.sse_idx is not None:
@@ -532,7 +524,7 @@ def test_scripted_error_on_every_request_fails_the_sdk_clients_discover_and_init
         x = c.exchange_of(request)
         assert answer.kind == "error"
         assert answer.payload == {"jsonrpc": "2.0", "id": request.rpc_id, "error": MISSING_CAPABILITY}
-        assert x.status == 400
+        assert (x.status, x.forwarded, x.upstream_request_body) == (400, False, None)
         assert applied_records(x, "error") == [{"kind": "error", "index": 0, "status": 400, "code": -32021}]
     assert c.received == ()
     assert_exchanges_complete(c)
@@ -554,7 +546,8 @@ def test_scripted_error_on_tools_call_reaches_the_sdk_client_as_mcp_error_after_
     discover, call = c.to_server()
     assert c.answer_to(discover).payload["result"]["supportedVersions"] == [MODERN]
     assert c.answer_to(call).payload == {"jsonrpc": "2.0", "id": call.rpc_id, "error": MISSING_CAPABILITY}
-    assert c.exchange_of(call).status == 400
+    assert (c.exchange_of(call).status, c.exchange_of(call).forwarded) == (400, False)
+    assert c.exchange_of(discover).forwarded
     assert [r.body for r in c.received] == [c.exchange_of(discover).request_body]  # only discover got through
     assert_exchanges_complete(c)
     assert unexplained_anomalies(c) == []
@@ -611,12 +604,11 @@ def test_legacy_sdk_client_initializes_and_calls_the_sdk_server_over_sse_through
 
     assert_messages_match_bodies(c)
     assert_exchanges_complete(c)
-    # tolerated here only: the GET-stream false positive is pinned by the strict xfail test below
-    left = [a for a in unexplained_anomalies(c) if not (a.kind == "sse-without-response" and a.flow_id == get.flow_id)]
-    assert left == []
+    assert unexplained_anomalies(c) == []
     assert_server_got_what_was_forwarded(c, sdk_server)
 
 
 def test_legacy_standalone_get_stream_ending_without_a_response_is_not_flagged(legacy_session: Captured) -> None:
+    """Regression: the GET stream carries no JSON-RPC response by design (it was once flagged sse-without-response)."""
     [get] = [x for x in legacy_session.exchanges if x.method == "GET"]
     assert [a.kind for a in legacy_session.anomalies if a.flow_id == get.flow_id] == []

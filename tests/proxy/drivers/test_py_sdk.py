@@ -60,7 +60,9 @@ def contract_scenario(seen: list[ToolCall], trap: str) -> Scenario:
             concrete = json.loads(json.dumps(params).replace("{trap}", trap))
             request = {"method": "elicitation/create", "params": concrete}
             state = f"{call.name}-{done + 1}"
-            return ToolReply(result={"resultType": "input_required", "inputRequests": {key: request}, "requestState": state})
+            return ToolReply(
+                result={"resultType": "input_required", "inputRequests": {key: request}, "requestState": state}
+            )
         return ToolReply(result=_text(f"{call.name} done: {json.dumps(call.input_responses, sort_keys=True)}"))
 
     def failing(call: ToolCall) -> ToolReply:
@@ -69,7 +71,9 @@ def contract_scenario(seen: list[ToolCall], trap: str) -> Scenario:
 
     tools = [ToolSpec(name, f"contract tool {name}", {"type": "object"}, handler) for name in ROUNDS]
     tools.append(ToolSpec("fails", "always answers a JSON-RPC error", {"type": "object"}, failing))
-    return Scenario(name="driver-contract", description="MRTR input requests for the driver contract", tools=tuple(tools))
+    return Scenario(
+        name="driver-contract", description="MRTR input requests for the driver contract", tools=tuple(tools)
+    )
 
 
 @dataclass
@@ -154,7 +158,9 @@ class DriverRun:
 
 
 def run_driver(argv: Sequence[str]) -> DriverRun:
-    done = subprocess.run(list(argv), capture_output=True, text=True, timeout=DRIVER_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        list(argv), capture_output=True, text=True, timeout=DRIVER_TIMEOUT_S, stdin=subprocess.DEVNULL
+    )
     return DriverRun(done.returncode, done.stdout, done.stderr)
 
 
@@ -174,7 +180,10 @@ def assert_declares_elicitation_only(endpoint: ContractEndpoint) -> None:
 
 def assert_form_answered_with_confirmed(endpoint: ContractEndpoint, run: DriverRun) -> None:
     assert answers(endpoint.calls("confirm_deploy")) == [(None, None), ("confirm_deploy-1", {"confirm": FORM_ANSWER})]
-    assert run.results()["confirm_deploy"] == 'confirm_deploy done: {"confirm": {"action": "accept", "content": {"confirmed": true}}}'
+    assert (
+        run.results()["confirm_deploy"]
+        == 'confirm_deploy done: {"confirm": {"action": "accept", "content": {"confirmed": true}}}'
+    )
 
 
 def assert_url_accepted_without_content_and_never_opened(endpoint: ContractEndpoint) -> None:
@@ -200,7 +209,10 @@ def assert_each_round_asks_again_and_echoes_the_newest_state(endpoint: ContractE
 
 def assert_rendering_is_attributed_and_fenced(endpoint: ContractEndpoint, run: DriverRun) -> None:
     fence = run.fence_for("Deploy to production?")
-    assert fence[0] == f"[input request from MCP server {SERVER_NAME} ({endpoint.origin}), form mode — untrusted text follows]"
+    assert (
+        fence[0]
+        == f"[input request from MCP server {SERVER_NAME} ({endpoint.origin}), form mode — untrusted text follows]"
+    )
     assert fence[1:] == ["  | Deploy to production?", "[end of server text]"]
     url_fence = run.fence_for("Open this page to link your account")
     assert url_fence[0].endswith("url mode — untrusted text follows]")
