@@ -30,6 +30,7 @@ class Backchannel:
 
     def load(self, loader: Any) -> None:
         loader.add_option("backchannel_recording", str, "", "The SQLite recording to write into (must exist).")
+        loader.add_option("backchannel_flow_state", bool, False, "Also store mitmproxy's flow state per exchange.")
 
     def configure(self, updated: set[str]) -> None:
         if "backchannel_recording" not in updated or self.session is not None:
@@ -41,7 +42,7 @@ class Backchannel:
             self.session = Session(path)
         except (RecordingError, OSError) as exc:
             raise exceptions.OptionsError(f"cannot open recording {path}: {exc}") from exc  # type: ignore[no-untyped-call]
-        self.recorder = Recorder(self.session)
+        self.recorder = Recorder(self.session, flow_state=ctx.options.backchannel_flow_state)
         self.router = Router(self.session)
         self.rewriter = Rewriter(self.session, self.holds, self.recorder.sse_item)
 

@@ -9,7 +9,7 @@ from typing import Any
 import msgpack
 from mitmproxy import http
 
-from .jsonrpc import ParsedMessage, is_sse, parse_body, parse_text
+from .jsonrpc import ParsedMessage, classify, is_sse, parse_body, parse_text
 from .redact import redact_headers
 from .session import FlowState, Session, header_pairs
 from .sse import SseItem
@@ -34,14 +34,19 @@ def _flow_state(flow: http.HTTPFlow) -> bytes | None:
 
 
 class Recorder:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, *, flow_state: bool = False) -> None:
         self.session = session
         self.writer = session.writer
+        self.keep_flow_state = flow_state  # mitmproxy's own flow snapshot: costly (a deep copy), off by default
 
     def request(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)
         if state is None:
             return
+        with self.writer.group():
+            self._request(flow, state)
+
+    def _request(self, flow: http.HTTPFlow, state: FlowState) -> None:
         forwarded = flow.request.raw_content or b""
         self.writer.insert(
             "exchanges",
@@ -59,11 +64,15 @@ class Recorder:
         )
         if flow.request.method != "POST":
             return
-        parsed = parse_body(state.client_request, flow.request.headers.get("content-type"))
         upstream = None if forwarded == state.client_request else forwarded.decode("utf-8", "replace")
         mutation = next((a["kind"] for a in state.applied if a["kind"] == "answer-input-required"), None)
+        if state.request is not None:  # the Rewriter already decoded this single request: no second parse
+            text = state.client_request.decode("utf-8")
+            self._message(state, flow.id, "to-server", classify(state.request), text, upstream, mutation, None)
+            return
+        parsed = parse_body(state.client_request, flow.request.headers.get("content-type"))
         for message in parsed.messages:
-            self._message(state, flow.id, "to-server", message, parsed.text or "", upstream, mutation, None)
+            self._message(state, flow.id, "to-server", message, _single(parsed.text, parsed), upstream, mutation, None)
         self._anomalies(flow, state, parsed.anomalies, "request")
 
     def _message(
@@ -72,7 +81,7 @@ class Recorder:
         flow_id: str,
         direction: str,
         message: ParsedMessage,
-        text: str,
+        text: str | None,
         upstream: str | None,
         mutation: str | None,
         sse_idx: int | None,
@@ -80,9 +89,6 @@ class Recorder:
         method = message.method
         if method is None and state.request is not None and direction == "to-client":
             method = state.request.get("method") if isinstance(state.request.get("method"), str) else None
-        own_text = (
-            text if len(text) and message.payload is not None and not isinstance(json.loads(text), list) else None
-        )
         self.writer.insert(
             "messages",
             {
@@ -93,7 +99,8 @@ class Recorder:
                 "kind": message.kind,
                 "jsonrpc_id": message.jsonrpc_id,
                 "method": method,
-                "text": own_text or json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False),
+                # the exact text as it crossed when the body held just this message; a batch member is re-serialised
+                "text": text if text else json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False),
                 "upstream_text": upstream,
                 "mutation": mutation,
                 "t": time.time(),
@@ -120,6 +127,10 @@ class Recorder:
 
     def sse_item(self, flow: http.HTTPFlow, state: FlowState, item: SseItem) -> None:
         """Called from inside the stream as each SSE item passes, so an abandoned stream is still recorded."""
+        with self.writer.group():
+            self._sse_item(flow, state, item)
+
+    def _sse_item(self, flow: http.HTTPFlow, state: FlowState, item: SseItem) -> None:
         idx = state.sse_items
         state.sse_items += 1
         origin = "proxy" if state.held_sse and (item.kind == "comment" or _is_hold_progress(item.data)) else "upstream"
@@ -155,19 +166,35 @@ class Recorder:
         for message in messages:
             if message.kind in ("response", "error") and message.jsonrpc_id is not None:
                 state.saw_final_response = True
-            self._message(state, flow.id, "to-client", message, item.data, upstream_data, mutation, idx)
+            self._message(
+                state,
+                flow.id,
+                "to-client",
+                message,
+                None if _is_batch(anomalies) else item.data,
+                upstream_data,
+                mutation,
+                idx,
+            )
         self._anomalies(flow, state, anomalies, f"SSE event {idx}")
 
     def response(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)
         if state is None or flow.response is None or state.finished:
             return
+        with self.writer.group():
+            self._response(flow, state)
+
+    def _response(self, flow: http.HTTPFlow, state: FlowState) -> None:
+        assert flow.response is not None
         state.finished = True
         if flow.response.stream:
             self._finish_stream(flow, state)
             return
         client_body = flow.response.raw_content or b""
         upstream_body = state.upstream_response_body if state.upstream_response_body is not None else client_body
+        client_headers = _headers(header_pairs(flow.response.headers))
+        upstream_headers = _headers(state.upstream_response_headers) if state.upstream_response_headers else None
         self.writer.update(
             "exchanges",
             ("flow_id", flow.id),
@@ -176,13 +203,12 @@ class Recorder:
                 "t_response": flow.response.timestamp_start,
                 "t_end": flow.response.timestamp_end,
                 "mutations": state.applied,
-                "response_headers": _headers(header_pairs(flow.response.headers)),
-                "upstream_response_headers": _headers(state.upstream_response_headers)
-                if state.upstream_response_headers
-                else None,
+                "response_headers": client_headers,
+                # stored only when the proxy changed them; the reader falls back to response_headers
+                "upstream_response_headers": None if upstream_headers == client_headers else upstream_headers,
                 "upstream_response_body": upstream_body,
                 "response_body": None if client_body == upstream_body else client_body,
-                "flow_state": _flow_state(flow),
+                "flow_state": _flow_state(flow) if self.keep_flow_state else None,
                 "forwarded": 0 if state.answered_by_proxy else 1,
             },
         )
@@ -214,7 +240,9 @@ class Recorder:
         if client_body != upstream_body:
             upstream_text = parse_body(upstream_body, ctype).text
         for message in parsed.messages:
-            self._message(state, flow.id, "to-client", message, parsed.text or "", upstream_text, mutation, None)
+            self._message(
+                state, flow.id, "to-client", message, _single(parsed.text, parsed), upstream_text, mutation, None
+            )
         self._anomalies(flow, state, parsed.anomalies, "response")
 
     def _finish_stream(self, flow: http.HTTPFlow, state: FlowState) -> None:
@@ -234,7 +262,7 @@ class Recorder:
                 "upstream_response_headers": _headers(upstream_headers) if upstream_headers else None,
                 "upstream_response_body": upstream_body,
                 "response_body": None if client_body == upstream_body else client_body,
-                "flow_state": _flow_state(flow),
+                "flow_state": _flow_state(flow) if self.keep_flow_state else None,
             },
         )
         expects_response = isinstance(state.request, dict) and "id" in state.request
@@ -263,6 +291,15 @@ class Recorder:
 
     def done(self) -> None:
         self.writer.close()
+
+
+def _is_batch(anomalies: Any) -> bool:
+    return any(kind == "jsonrpc-batch" for kind, _ in anomalies)
+
+
+def _single(text: str | None, parsed: Any) -> str | None:
+    """The body's own text when it held exactly one message (kept byte-exact); None for a batch member."""
+    return None if _is_batch(parsed.anomalies) else text
 
 
 def _data_of(raw: bytes) -> str | None:

@@ -11,7 +11,7 @@ from mitmproxy import http
 
 from . import request_state
 from .hold import HoldServer, HoldTicket
-from .jsonrpc import is_json, is_sse
+from .jsonrpc import PARSE_LIMIT, is_json, is_sse
 from .plan import Mutation
 from .session import FlowState, Session, header_pairs, origin_of
 from .sse import SseItem, SseRewriter
@@ -30,6 +30,8 @@ class Rewriter:
         state = self.session.flows.get(flow.id)
         if state is None or flow.response is not None or state.run_id is None:
             return
+        if len(state.client_request) > PARSE_LIMIT:
+            return  # kept raw and flagged by the Recorder; never decoded on the proxy's hot path
         try:
             request = json.loads(state.client_request)
         except ValueError:

@@ -24,7 +24,14 @@ def judge_held(rec: Recording, tool: str, transport: str) -> Iterator[Finding]:
         return
     exchange = next((x for x in rec.exchanges_in(run.id) if x.flow_id == retry.request.flow_id), None)
     held = f"held {transport.upper()} retry"
-    if exchange is not None and exchange.error:
+    response = retry.response if retry.result.get("resultType") == "complete" else None
+    left_at = min(
+        (a.t for a in rec.anomalies if a.flow_id == retry.request.flow_id and a.kind == "client-disconnected" and a.t),
+        default=None,
+    )
+    # A client that closes the stream once its complete answer has passed the proxy closed nothing early.
+    answered_first = response is not None and left_at is not None and (response.t or 0.0) <= left_at
+    if exchange is not None and exchange.error and not answered_first:
         yield Finding.failed(
             f"the client closed the {held} before the answer arrived ({exchange.error})",
             retry.evidence(held),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-
 from typing import Any
 
 from .probe_mrtr import MrtrProbe, ProbeError, ProbeOptions
@@ -17,4 +16,5 @@ def run_scenario(scenario: str, options: ProbeOptions, progress: Callable[[str],
     runner = RUNNERS.get(scenario)
     if runner is None:
         raise ProbeError(f"unknown scenario {scenario!r}; known: {', '.join(sorted(RUNNERS))}")
-    return runner(options, progress).run()
+    path: Path = runner(options, progress).run()
+    return path

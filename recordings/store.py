@@ -8,7 +8,8 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ BATCH_ROWS = 50
 BATCH_SECONDS = 0.05
 _STOP = object()
 _FLUSH = "flush"
+_GROUP = "group"
 
 
 def format_version() -> str:
@@ -101,6 +103,7 @@ class RecordingWriter:
             conn.close()
         if "meta" not in self._columns:
             raise RecordingFormatError(f"{self.path} is not a backchannel recording (no meta table)")
+        self._local = threading.local()
         self._thread = threading.Thread(target=self._loop, name="recording-writer", daemon=True)
         self._thread.start()
 
@@ -118,22 +121,41 @@ class RecordingWriter:
         if known is None or not set(names) <= known:
             raise ValueError(f"unknown table or columns for {table}: {sorted(names)}")
 
+    def _put(self, sql: str, params: list[Any]) -> None:
+        group = getattr(self._local, "group", None)
+        if group is not None:
+            group.append((sql, params))
+        else:
+            self._queue.put((sql, params))
+
+    @contextmanager
+    def group(self) -> Iterator[None]:
+        """Hand every statement made inside to the writer thread as one item: one wake-up, not one per row."""
+        statements: list[tuple[str, list[Any]]] = []
+        self._local.group = statements
+        try:
+            yield
+        finally:
+            self._local.group = None
+            if statements:
+                self._queue.put((_GROUP, statements))
+
     def insert(self, table: str, row: Mapping[str, Any]) -> None:
         """Queue one row for insertion."""
         self._check(table, row.keys())
         cols = list(row)
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
-        self._queue.put((sql, [_encode(row[c]) for c in cols]))
+        self._put(sql, [_encode(row[c]) for c in cols])
 
     def update(self, table: str, key: tuple[str, Any], values: Mapping[str, Any]) -> None:
         """Queue an update of the rows whose key column equals the key value."""
         self._check(table, [key[0], *values])
         sets = ", ".join(f"{c} = ?" for c in values)
-        self._queue.put((f"UPDATE {table} SET {sets} WHERE {key[0]} = ?", [*map(_encode, values.values()), key[1]]))
+        self._put(f"UPDATE {table} SET {sets} WHERE {key[0]} = ?", [*map(_encode, values.values()), key[1]])
 
     def set_meta(self, key: str, value: str) -> None:
         self._check("meta", ["key", "value"])
-        self._queue.put(("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [key, value]))
+        self._put("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [key, value])
 
     def flush(self, timeout: float = 10.0) -> None:
         """Wait until everything queued so far is committed."""
@@ -175,8 +197,10 @@ class RecordingWriter:
                 if pending == 0:
                     conn.execute("BEGIN")
                     first = time.monotonic()
-                conn.execute(item[0], item[1])
-                pending += 1
+                statements = item[1] if item[0] is _GROUP else [item]
+                for sql, params in statements:
+                    conn.execute(sql, params)
+                pending += len(statements)
         except BaseException as exc:  # a writer that dies silently would lose traffic
             self._failure = exc
             print(f"backchannel: recording writer for {self.path} failed: {exc}", file=sys.stderr, flush=True)

@@ -56,6 +56,7 @@ COVERED_ELSEWHERE = {
     "proxy/probe_url_mode.py": "tests/proxy/test_url_mode_scenario.py",
     "proxy/url_servers.py": "tests/proxy/test_url_mode_scenario.py",
     "oracle/url_mode_facts.py": "tests/oracle/checks/test_sep_2322_client_constructs_inputs.py",
+    "proxy/drivers/paths.py": "tests/proxy/test_real_clients_mrtr_probe.py",
     "oracle/held_retry.py": "tests/oracle/checks/test_sep_1036_client_held_json_retry_complete.py",
 }
 

@@ -2,7 +2,8 @@
 
 Installed clients live in `.cache/clients/` at the repository root (the folder holding pyproject.toml above this
 file), or under `$BACKCHANNEL_CLIENTS` when it is set. Nothing here installs anything: a client that is not there
-is None, and the caller decides whether that is a skip or a failure.
+is None, and the caller decides whether that is a skip or a failure. The node driver runs from its installed copy
+(beside its node_modules), so re-run scripts/install-clients after editing proxy/drivers/node/ts_sdk.mjs.
 """
 
 from __future__ import annotations

@@ -13,12 +13,13 @@ import asyncio
 import sys
 import unicodedata
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
-if TYPE_CHECKING:
-    from mcp.client.session import ClientRequestContext
-    from mcp_types import ElicitRequestParams, ElicitResult
+from mcp import Client
+from mcp.client.session import ClientRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation
 
 DRIVER_NAME = "backchannel-py-sdk-driver"
 DRIVER_VERSION = "0.1.0"
@@ -69,8 +70,6 @@ def say(line: str, *, err: bool = False) -> None:
 
 def error_line(exc: BaseException) -> str:
     """`error: <code> <message>`: the JSON-RPC code for MCP errors, else the exception's type name."""
-    from mcp.shared.exceptions import MCPError
-
     if isinstance(exc, MCPError):
         return f"error: {exc.code} {printable(exc.message)}"
     first = str(exc).splitlines()[0] if str(exc) else ""
@@ -86,26 +85,15 @@ def leaf(exc: BaseException) -> BaseException:
 
 async def run(url: str, tool: str | None, mode: str) -> int:
     """Connect, list, call, print; 0 when every call gave a result, 1 when any failed."""
-    from mcp import Client
-    from mcp_types import ElicitRequestURLParams, ElicitResult, Implementation
-
     origin = origin_of(url)
 
     async def on_elicit(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
         # The SDK's typed view decides the mode, as it would in any app built on it: a request the SDK parses
         # as URL params is a URL request here (docs/real-clients.md: a mode-less request with a stray `url`).
-        is_url = isinstance(params, ElicitRequestURLParams)
+        kind, link = ("url", params.url) if isinstance(params, ElicitRequestURLParams) else ("form", None)
         info = context.session.server_info
-        say(
-            render_request(
-                info.name if info else None,
-                origin,
-                "url" if is_url else "form",
-                params.message,
-                params.url if is_url else None,
-            )
-        )
-        answer = answer_for("url" if is_url else "form", params.message)
+        say(render_request(info.name if info else None, origin, kind, params.message, link))
+        answer = answer_for(kind, params.message)
         say(f"[answered: {answer['action']}{', content {confirmed: true}' if 'content' in answer else ''}]")
         return ElicitResult.model_validate(answer)
 

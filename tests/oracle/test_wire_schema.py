@@ -13,7 +13,9 @@ def test_a_well_formed_retry_validates():
 
 
 def test_a_decimal_in_elicitation_content_is_not_held_against_the_client():
-    assert request_problems(call(inputResponses={"k": {"action": "accept", "content": {"age": 30.5}}}), "tools/call") == []
+    assert (
+        request_problems(call(inputResponses={"k": {"action": "accept", "content": {"age": 30.5}}}), "tools/call") == []
+    )
 
 
 def test_missing_required_meta_and_a_bad_retry_are_named():

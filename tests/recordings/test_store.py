@@ -1,6 +1,6 @@
 import sqlite3
-from pathlib import Path
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -110,7 +110,9 @@ def test_a_recording_frozen_at_the_first_format_upgrades_and_keeps_its_rows(tmp_
     frozen = Path(__file__).resolve().parent.parent / "fixtures" / "format-m001.sqlite"
     copy = tmp_path / "old.sqlite"
     copy.write_bytes(frozen.read_bytes())
-    with pytest.raises(RecordingFormatError, match=f"uses recording format m001_initial.*Run: backchannel upgrade {copy}"):
+    with pytest.raises(
+        RecordingFormatError, match=f"uses recording format m001_initial.*Run: backchannel upgrade {copy}"
+    ):
         load(copy)
     assert store.upgrade(copy) == ["m002_url_hits"]
     rec = load(copy)

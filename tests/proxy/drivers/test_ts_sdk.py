@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from backchannel.proxy.drivers.paths import node_driver
+from backchannel.proxy.drivers.paths import node_driver, repo_root
 from tests.proxy.drivers.test_py_sdk import (
     FORM_ANSWER,
     ContractEndpoint,
@@ -40,6 +41,15 @@ def ts_driver() -> list[str]:
             pytest.fail("the TypeScript SDK driver is not installed; CI must run scripts/install-clients first")
         pytest.skip("the TypeScript SDK driver is not installed (run scripts/install-clients)")
     return found
+
+
+def test_the_installed_driver_is_the_one_in_the_repository():
+    # install-clients copies the script next to its node_modules; an edit not re-installed would test a stale copy
+    installed = Path(ts_driver()[1])
+    root = repo_root()
+    assert root is not None
+    source = root / "proxy" / "drivers" / "node" / "ts_sdk.mjs"
+    assert installed.read_bytes() == source.read_bytes(), "stale copy: run scripts/install-clients again"
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,22 @@
+from tests.clients.recordings import recording, results
+
+CHECK = "wire-schema-valid"
+
+
+def _requests(variant, tmp_path_factory):
+    rec = recording(variant, tmp_path_factory)
+    return [m for m in rec.messages if m.direction == "to-server" and m.kind == "request"]
+
+
+def test_it_passes_a_client_whose_every_request_validates(tmp_path_factory):
+    result = results("correct", tmp_path_factory)[CHECK]
+    assert result.status == "PASS", result.message
+    assert result.message == f"all {len(_requests('correct', tmp_path_factory))} client requests validate"
+
+
+def test_it_fails_a_client_that_sends_client_info_without_its_version(tmp_path_factory):
+    result = results("wire-schema-valid", tmp_path_factory)[CHECK]
+    assert result.status == "FAIL"
+    sent = len(_requests("wire-schema-valid", tmp_path_factory))
+    assert result.message == f"{sent} of {sent} client request(s) do not validate"
+    assert all("'version' is a required property" in e.note for e in result.evidence)
