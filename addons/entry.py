@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+from collections.abc import Awaitable
 from typing import Any
 
 from mitmproxy import ctx, exceptions, http
@@ -57,10 +59,10 @@ class Backchannel:
         if self.router:
             self.router.requestheaders(flow)
 
-    async def request(self, flow: http.HTTPFlow) -> None:
+    def request(self, flow: http.HTTPFlow) -> None:
         if self.router and self.rewriter and self.recorder:
             self.router.request(flow)
-            await self.rewriter.request(flow)
+            self.rewriter.request(flow)
             self.recorder.request(flow)
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
@@ -68,11 +70,22 @@ class Backchannel:
             self.rewriter.responseheaders(flow)
             self.recorder.responseheaders(flow)
 
-    async def response(self, flow: http.HTTPFlow) -> None:
-        if self.rewriter and self.recorder:
-            await self.rewriter.response(flow)
-            self.recorder.response(flow)
-            self._forget(flow)
+    def response(self, flow: http.HTTPFlow) -> Awaitable[None] | None:
+        # synchronous unless a hold applies: a coroutine per flow costs every exchange on the hot path
+        if not (self.rewriter and self.recorder):
+            return None
+        hold = self.rewriter.response(flow)
+        if hold > 0:
+            return self._held(flow, hold)
+        self.recorder.response(flow)
+        self._forget(flow)
+        return None
+
+    async def _held(self, flow: http.HTTPFlow, seconds: float) -> None:
+        await asyncio.sleep(seconds)  # only this flow waits; mitmproxy serves the others meanwhile
+        assert self.recorder is not None
+        self.recorder.response(flow)
+        self._forget(flow)
 
     def error(self, flow: http.HTTPFlow) -> None:
         if self.recorder:

@@ -48,20 +48,19 @@ class Recorder:
 
     def _request(self, flow: http.HTTPFlow, state: FlowState) -> None:
         forwarded = flow.request.raw_content or b""
-        self.writer.insert(
-            "exchanges",
-            {
-                "run_id": state.run_id,
-                "flow_id": flow.id,
-                "method": flow.request.method,
-                "path": state.client_path,
-                "request_headers": _headers(header_pairs(flow.request.headers)),
-                "request_body": state.client_request,
-                "upstream_request_body": None if forwarded == state.client_request else forwarded,
-                "t_request": flow.request.timestamp_start,
-                "mutations": state.applied,
-            },
-        )
+        # the exchange row is written once, complete, when the flow ends (response or error): one statement, not
+        # an insert now and an update later; its messages are written now, so a live view sees them at once
+        state.exchange_flow_id = flow.id
+        state.exchange_row = {
+            "run_id": state.run_id,
+            "flow_id": flow.id,
+            "method": flow.request.method,
+            "path": state.client_path,
+            "request_headers": _headers(header_pairs(flow.request.headers)),
+            "request_body": state.client_request,
+            "upstream_request_body": None if forwarded == state.client_request else forwarded,
+            "t_request": flow.request.timestamp_start,
+        }
         if flow.request.method != "POST":
             return
         upstream = None if forwarded == state.client_request else forwarded.decode("utf-8", "replace")
@@ -107,6 +106,14 @@ class Recorder:
             },
         )
 
+    def _exchange(self, state: FlowState, values: dict[str, Any]) -> None:
+        """Write the flow's exchange row the first time, complete; later facts (a late error) update it."""
+        if state.exchange_row is not None:
+            self.writer.insert("exchanges", {**state.exchange_row, **values})
+            state.exchange_row = None
+        else:
+            self.writer.update("exchanges", ("flow_id", state.exchange_flow_id), values)
+
     def _anomalies(self, flow: http.HTTPFlow, state: FlowState, found: Any, where: str) -> None:
         for kind, detail in found:
             self.session.anomaly(flow.id, state.run_id, kind, f"{where}: {detail}", time.time())
@@ -114,9 +121,8 @@ class Recorder:
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)
         if state is not None and flow.response is not None and flow.response.stream:
-            self.writer.update(
-                "exchanges",
-                ("flow_id", flow.id),
+            self._exchange(
+                state,
                 {
                     "status": flow.response.status_code,
                     "streamed": 1,
@@ -195,9 +201,8 @@ class Recorder:
         upstream_body = state.upstream_response_body if state.upstream_response_body is not None else client_body
         client_headers = _headers(header_pairs(flow.response.headers))
         upstream_headers = _headers(state.upstream_response_headers) if state.upstream_response_headers else None
-        self.writer.update(
-            "exchanges",
-            ("flow_id", flow.id),
+        self._exchange(
+            state,
             {
                 "status": flow.response.status_code,
                 "t_response": flow.response.timestamp_start,
@@ -253,9 +258,8 @@ class Recorder:
             upstream_body = ticket.upstream_body or b""
             upstream_headers = ticket.upstream_headers
         client_body = bytes(state.client_sse)
-        self.writer.update(
-            "exchanges",
-            ("flow_id", flow.id),
+        self._exchange(
+            state,
             {
                 "t_end": flow.response.timestamp_end if flow.response else time.time(),
                 "mutations": state.applied,
@@ -283,7 +287,7 @@ class Recorder:
         kind = "client-disconnected" if "client disconnected" in message.lower() else "upstream-unreachable"
         if flow.response is not None and kind != "client-disconnected":
             kind = "stream-error"
-        self.writer.update("exchanges", ("flow_id", flow.id), {"error": message, "t_end": time.time()})
+        self._exchange(state, {"error": message, "t_end": time.time(), "mutations": state.applied})
         self.session.anomaly(flow.id, state.run_id, kind, message, time.time())
         if flow.response is not None and flow.response.stream and not state.finished:
             state.finished = True

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import secrets
 from typing import Any
@@ -26,7 +25,7 @@ class Rewriter:
         self.holds = holds
         self.on_sse_item = on_sse_item  # Recorder.sse_item(flow, state, item)
 
-    async def request(self, flow: http.HTTPFlow) -> None:
+    def request(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)
         if state is None or flow.response is not None or state.run_id is None:
             return
@@ -152,20 +151,22 @@ class Rewriter:
         state.client_sse += item.client_raw
         self.on_sse_item(flow, state, item)
 
-    async def response(self, flow: http.HTTPFlow) -> None:
+    def response(self, flow: http.HTTPFlow) -> float:
+        """Rewrite a buffered (JSON) response; returns how many seconds to hold it before it goes out."""
         state = self.session.flows.get(flow.id)
         if state is None or flow.response is None or flow.response.stream:
-            return
+            return 0.0
         state.upstream_response_body = flow.response.raw_content
         if state.upstream_response_headers is None:
             state.upstream_response_headers = header_pairs(flow.response.headers)
         if not state.active or not is_json(flow.response.headers.get("content-type")):
-            return
+            return 0.0
         text = flow.response.get_text(strict=False) or ""
         new = self.transform_text(state, text)
         hold = state.active_kind("hold")
+        seconds = 0.0
         if hold is not None:
-            await asyncio.sleep(int(hold.params.get("ms", 0)) / 1000)  # JSON hold: no bytes until ready
+            seconds = int(hold.params.get("ms", 0)) / 1000  # JSON hold: the caller sends no bytes until it is over
             state.applied.append({"kind": "hold", "index": hold.index, "as": "json", "ms": hold.params.get("ms", 0)})
         to_sse = state.active_kind("json-to-sse")
         if to_sse is not None:
@@ -175,3 +176,4 @@ class Rewriter:
             state.applied.append({"kind": "json-to-sse", "index": to_sse.index})
         elif new is not None:
             flow.response.text = new
+        return seconds

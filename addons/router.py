@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from mitmproxy import http
 
 from .session import FlowState, Session, split_run_path
@@ -35,10 +33,10 @@ class Router:
         run = self.session.run_for(state.run_id)
         if run is not None:
             # one proxy serves every run; each run names its own upstream
-            parts = urlsplit(run.upstream)
-            flow.request.scheme = parts.scheme or "http"
-            flow.request.host = parts.hostname or "127.0.0.1"
-            flow.request.port = parts.port or (443 if parts.scheme == "https" else 80)
+            scheme, host, port = run.target
+            # mitmproxy's setters rewrite headers and authority: only pay for them when the run goes elsewhere
+            if (flow.request.scheme, flow.request.host, flow.request.port) != (scheme, host, port):
+                flow.request.scheme, flow.request.host, flow.request.port = scheme, host, port
             return
         if run is None:
             detail = f"run {state.run_id!r} is not in the recording; answered 404 without forwarding"

@@ -34,7 +34,9 @@ class FlowState:
     sse_items: int = 0
     saw_final_response: bool = False
     held_sse: bool = False
-    answered_by_proxy: str | None = None  # the mutation kind, when the proxy answered without the upstream
+    answered_by_proxy: str | None = None
+    exchange_row: dict[str, Any] | None = None  # the exchange's request-side columns until the row is written
+    exchange_flow_id: str = ""  # the mutation kind, when the proxy answered without the upstream
     injections: dict[int, Any] = field(default_factory=dict)  # plan index -> the inputRequests chosen for this flow
     hold_ticket: Any = None  # a HoldTicket while the hold server answers for this flow
     finished: bool = False
@@ -48,6 +50,16 @@ class RunInfo:
     run_id: str
     plan: Plan
     upstream: str
+
+    @property
+    def target(self) -> tuple[str, str, int]:
+        """(scheme, host, port) of the run's upstream."""
+        parts = urlsplit(self.upstream)
+        return (
+            parts.scheme or "http",
+            parts.hostname or "127.0.0.1",
+            parts.port or (443 if parts.scheme == "https" else 80),
+        )
 
 
 class Session:

@@ -48,9 +48,9 @@ class UrlModeScenario:
                 capture = cap
                 for row in pending:
                     cap.writer.insert("url_hits", row)  # type: ignore[union-attr]
-                run = cap.new_run("contract", {}, scenario=SCENARIO, detail={"hold_ms": hold, **params})
+                run = cap.new_run("contract", {}, scenario=SCENARIO, detail={**params, "hold_ms": hold})
                 declined.run_id = accepted.run_id = run.id
-                self.progress(f"running the client against {len(params)} URL servers and six tools")
+                self.progress("running the client against six tools, with two URL servers recording every hit")
                 cap.run_client(run, list(self.options.client or []), timeout=max(self.options.timeout, hold / 500 + 30))
         finally:
             declined.stop()

@@ -75,11 +75,13 @@ def upgrade(path: str | Path) -> list[str]:
         db.close()
 
 
+_JSON_TYPES = frozenset({dict, list, tuple})
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def _encode(value: Any) -> Any:
-    """Column values: dicts and lists become JSON text; bytes stay bytes."""
-    if isinstance(value, dict | list | tuple):
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    return value
+    """Column values: dicts and lists become JSON text; bytes stay bytes (an exact type test: this runs per value)."""
+    return _dumps(value) if type(value) in _JSON_TYPES else value
 
 
 class RecordingWriter:
@@ -104,6 +106,7 @@ class RecordingWriter:
         if "meta" not in self._columns:
             raise RecordingFormatError(f"{self.path} is not a backchannel recording (no meta table)")
         self._local = threading.local()
+        self._sql: dict[tuple[str, tuple[str, ...]], str] = {}
         self._thread = threading.Thread(target=self._loop, name="recording-writer", daemon=True)
         self._thread.start()
 
@@ -142,10 +145,14 @@ class RecordingWriter:
 
     def insert(self, table: str, row: Mapping[str, Any]) -> None:
         """Queue one row for insertion."""
-        self._check(table, row.keys())
-        cols = list(row)
-        sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
-        self._put(sql, [_encode(row[c]) for c in cols])
+        key = (table, tuple(row))
+        sql = self._sql.get(key)
+        if sql is None:  # validate and build each statement shape once; hooks insert the same shapes all day
+            self._check(table, row.keys())
+            sql = self._sql[key] = f"INSERT INTO {table} ({', '.join(key[1])}) VALUES ({', '.join('?' * len(row))})"
+        elif self._failure is not None:
+            self._check(table, row.keys())
+        self._put(sql, [_encode(v) for v in row.values()])
 
     def update(self, table: str, key: tuple[str, Any], values: Mapping[str, Any]) -> None:
         """Queue an update of the rows whose key column equals the key value."""

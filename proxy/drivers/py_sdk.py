@@ -106,16 +106,21 @@ async def run(url: str, tool: str | None, mode: str) -> int:
         client_info=Implementation(name=DRIVER_NAME, version=DRIVER_VERSION),
     ) as client:
         listed = [t.name for t in (await client.list_tools()).tools]
-        for name in [tool] if tool else listed:
+
+        async def call(name: str) -> bool:
             try:
                 result = await client.call_tool(name, {})
             except Exception as exc:  # one tool failing must not hide what the others do
                 say(f"{error_line(leaf(exc))} [tool {printable(name)}]", err=True)
-                failed = True
-                continue
+                return False
             for block in result.content:
                 text = getattr(block, "text", None)
                 say(f"result {name}: {printable(text) if isinstance(text, str) else f'[{block.type} block]'}")
+            return True
+
+        # every tool at once, as the contract allows, so servers that hold a retry open do not add up
+        outcomes = await asyncio.gather(*(call(name) for name in ([tool] if tool else listed)))
+        failed = not all(outcomes)
     return 1 if failed else 0
 
 

@@ -105,7 +105,8 @@ async function run({ url, tool, mode }) {
     let failed = false;
     try {
         const listed = (await client.listTools()).tools.map(t => t.name);
-        for (const name of tool ? [tool] : listed) {
+        // every tool at once, as the contract allows, so servers that hold a retry open do not add up
+        await Promise.all((tool ? [tool] : listed).map(async name => {
             let result;
             try {
                 result = await client.callTool({ name, arguments: {} });
@@ -113,13 +114,13 @@ async function run({ url, tool, mode }) {
                 // one tool failing must not hide what the others do
                 console.error(`${errorLine(err)} [tool ${printable(name)}]`);
                 failed = true;
-                continue;
+                return;
             }
             for (const block of result.content ?? []) {
                 const text = typeof block.text === 'string' ? printable(block.text) : `[${block.type} block]`;
                 console.log(`result ${name}: ${text}`);
             }
-        }
+        }));
     } finally {
         await client.close();
     }
