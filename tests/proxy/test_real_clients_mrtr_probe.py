@@ -18,7 +18,6 @@ import pytest
 
 from backchannel.oracle import judge
 from backchannel.oracle.model import Report, Result
-from backchannel.oracle.render import render
 from backchannel.proxy.check import run_scenario
 from backchannel.proxy.drivers.paths import clients_dir, fastmcp, node_driver, py_driver
 from backchannel.proxy.probe_mrtr import SCENARIO, ProbeOptions
@@ -26,40 +25,10 @@ from backchannel.recordings import load
 from backchannel.recordings.model import Recording
 
 REFERENCE = Path(__file__).resolve().parents[2] / "recordings" / "reference"
-GOLDEN = sorted(REFERENCE.glob(f"{SCENARIO}-*.sqlite"))
 NAMES = "elicitation-names-requesting-server"
 ARM1 = "mrtr-provenance-input-requests"
 ARM2 = "mrtr-provenance-result-type-default"
 MODERN_REJECT = "rejects-missing-result-type-on-modern-connection"
-
-
-def test_every_reference_the_script_makes_is_committed():
-    names = {p.name.removesuffix(".sqlite") for p in GOLDEN}
-    real = {f"{SCENARIO}-{n}" for n in ("fastmcp", "py-sdk", "ts-sdk")}
-    toys = {
-        f"{SCENARIO}-toy-{n}"
-        for n in (
-            "flawed",
-            "fixed",
-            "fix-provenance",
-            "fix-result-type",
-            "no-call-surface",
-            "legacy-only",
-            "no-input-capability",
-            "silent",
-            "strict",
-        )
-    }
-    assert names == real | toys
-
-
-@pytest.mark.parametrize("recording", GOLDEN, ids=lambda p: p.stem)
-def test_a_committed_recording_judges_to_its_committed_report_byte_for_byte(recording: Path):
-    expected = recording.with_suffix(".expected.json")
-    report = render(judge(load(recording)), "json")
-    if os.environ.get("BACKCHANNEL_UPDATE_GOLDEN") == "1":
-        expected.write_text(report, encoding="utf-8")
-    assert report == expected.read_text(encoding="utf-8")
 
 
 # ---- live runs ----
