@@ -23,7 +23,7 @@ from .capture import CaptureError
 from .check import run_scenario
 from .endpoint_tools import EndpointConfig, scenarios
 from .mitm import ProxyError
-from .probe_mrtr import ProbeOptions
+from .probe_mrtr import ProbeError, ProbeOptions
 from .record import record_command, record_live
 from .timeline import timeline
 
@@ -36,7 +36,7 @@ app = typer.Typer(
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
-USER_ERRORS = (RecordingError, CaptureError, ProxyError, PlanError, OSError)
+USER_ERRORS = (RecordingError, CaptureError, ProxyError, PlanError, ProbeError, OSError)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

@@ -3,7 +3,8 @@
 Each driver follows the same written contract, so a verdict on its run speaks about the SDK underneath, and the few
 things the driver itself decides are named here (docs/real-clients.md says which verdict judges which):
 
-- Connect to URL; list tools; call `--tool NAME`, else every listed tool once in listing order, with no arguments;
+- Connect to URL; list tools; call `--tool NAME`, else every listed tool once, all at once (so held retries do not
+  add up), with no arguments;
   print each result's text blocks as `result <tool>: <text>` on stdout, flushed.
 - Declare elicitation `{form: {}, url: {}}` and nothing else (no sampling: a driver has no model to sample from,
   so declaring it would be a lie the probe could exploit; roots are deprecated at 2026-07-28).

@@ -228,9 +228,10 @@ def assert_forged_fence_end_stays_inside(run: DriverRun) -> None:
     ]
 
 
-def assert_every_tool_called_once_in_listing_order(endpoint: ContractEndpoint, run: DriverRun) -> None:
+def assert_every_tool_called_once(endpoint: ContractEndpoint, run: DriverRun) -> None:
+    # the drivers call every tool at once (the contract allows it), so only the set and the count are fixed
     first_calls = [c.name for c in endpoint.seen if c.request_state is None]
-    assert first_calls == [*ROUNDS, "fails"]
+    assert sorted(first_calls) == sorted([*ROUNDS, "fails"])
     assert set(run.results()) == set(ROUNDS)
 
 
@@ -301,8 +302,8 @@ def test_server_text_cannot_close_the_fence_early(all_tools):
     assert_forged_fence_end_stays_inside(all_tools[1])
 
 
-def test_every_listed_tool_is_called_once_in_listing_order(all_tools):
-    assert_every_tool_called_once_in_listing_order(*all_tools)
+def test_every_listed_tool_is_called_once(all_tools):
+    assert_every_tool_called_once(*all_tools)
 
 
 def test_an_mcp_error_is_printed_as_code_and_message_and_the_exit_code_is_1(all_tools):

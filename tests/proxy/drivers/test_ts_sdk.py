@@ -22,7 +22,7 @@ from tests.proxy.drivers.test_py_sdk import (
     assert_declares_elicitation_only,
     assert_decline_prefix_declines,
     assert_each_round_asks_again_and_echoes_the_newest_state,
-    assert_every_tool_called_once_in_listing_order,
+    assert_every_tool_called_once,
     assert_forged_fence_end_stays_inside,
     assert_form_answered_with_confirmed,
     assert_mcp_error_reported_and_exit_1,
@@ -101,8 +101,8 @@ def test_server_text_cannot_close_the_fence_early(all_tools):
     assert_forged_fence_end_stays_inside(all_tools[1])
 
 
-def test_every_listed_tool_is_called_once_in_listing_order(all_tools):
-    assert_every_tool_called_once_in_listing_order(*all_tools)
+def test_every_listed_tool_is_called_once(all_tools):
+    assert_every_tool_called_once(*all_tools)
 
 
 def test_an_mcp_error_is_printed_as_code_and_message_and_the_exit_code_is_1(all_tools):

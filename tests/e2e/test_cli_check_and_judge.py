@@ -1,0 +1,45 @@
+"""`backchannel check` on the bundled default target, and `backchannel judge` reproducing its report exactly."""
+
+import json
+import subprocess
+import sys
+
+
+def _cli(*args: str, cwd=None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "backchannel.proxy.cli", *args], capture_output=True, text=True, timeout=timeout, cwd=cwd
+    )
+
+
+def test_check_with_no_target_confirms_both_arms_of_the_flawed_toy_and_judge_reproduces_it(tmp_path):
+    out = tmp_path / "check.sqlite"
+    checked = _cli("check", "--out", str(out), "--format", "json")
+    assert checked.returncode == 1, checked.stderr
+    report = json.loads(checked.stdout)
+    verdicts = {r["id"]: r.get("verdict") for r in report["results"]}
+    assert verdicts["mrtr-provenance-input-requests"] == "CONFIRMED"
+    assert verdicts["mrtr-provenance-result-type-default"] == "CONFIRMED"
+    judged = _cli("judge", str(out), "--format", "json")
+    assert judged.returncode == 1
+    assert judged.stdout == checked.stdout
+    for fmt in ("text", "junit", "sarif"):
+        assert _cli("judge", str(out), "--format", fmt).returncode == 1
+
+
+def test_the_text_report_names_each_arm_and_its_cwe(tmp_path):
+    text = _cli("check", "--out", str(tmp_path / "c.sqlite")).stdout
+    assert "CONFIRMED" in text and "CWE-346" in text and "CWE-1289" in text
+
+
+def test_usage_errors_exit_2_with_one_line(tmp_path):
+    both = _cli("check", "--target", "x", "--client", "y {url}")
+    assert both.returncode == 2 and len(both.stderr.strip().splitlines()) == 1
+    fmt = _cli("judge", str(tmp_path / "missing.sqlite"), "--format", "xml")
+    assert fmt.returncode == 2 and "valid formats" in fmt.stderr
+    no_client = _cli("check", "--scenario", "elicitation-url-mode", "--out", str(tmp_path / "u.sqlite"))
+    assert no_client.returncode == 2 and "--client" in no_client.stderr
+
+
+def test_the_checks_command_lists_every_check():
+    listed = _cli("checks").stdout
+    assert "mrtr-provenance-input-requests" in listed and "wire-schema-valid" in listed
