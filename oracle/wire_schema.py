@@ -35,7 +35,7 @@ RESULT_TYPES = ("complete", "input_required")
 
 @cache
 def _defs() -> dict[str, Any]:
-    text = resources.files("backchannel.oracle").joinpath("schema/schema.json").read_text(encoding="utf-8")
+    text = resources.files("backchannel.oracle.schema").joinpath("schema.json").read_text(encoding="utf-8")
     defs: dict[str, Any] = copy.deepcopy(json.loads(text)["$defs"])
     # ElicitResult.content: schema.json says integer, schema.ts says number; accept what the spec means
     content = defs["ElicitResult"]["properties"]["content"]["additionalProperties"]["anyOf"]
