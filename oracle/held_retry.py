@@ -7,17 +7,15 @@ from collections.abc import Iterator
 from backchannel.recordings.model import Recording
 
 from .model import Evidence, Finding
-from .url_mode_facts import action_of, contract_run, not_exercised, rounds
+from .url_mode_facts import action_of, exercised
 
 
 def judge_held(rec: Recording, tool: str, transport: str) -> Iterator[Finding]:
-    skip = not_exercised(rec, tool)
-    if skip is not None:
-        yield skip
+    found = exercised(rec, tool)
+    if isinstance(found, Finding):
+        yield found
         return
-    run = contract_run(rec)
-    assert run is not None
-    calls = rounds(rec, run, tool)
+    run, calls = found
     retry = next((c for c in calls[1:] if action_of(c.input_responses.get("authorize")) == "accept"), None)
     if retry is None:
         yield Finding.skipped("not-accepted", f"the client never retried {tool} with an accept", run=run.id)

@@ -107,6 +107,16 @@ def not_exercised(rec: Recording, tool: str) -> Finding | None:
     return None
 
 
+def exercised(rec: Recording, tool: str) -> tuple[Run, list[Round]] | Finding:
+    """The contract run and the tool's rounds, or the SKIP/ERROR that says why the tool cannot be judged."""
+    stop = not_exercised(rec, tool)
+    if stop is not None:
+        return stop
+    run = contract_run(rec)
+    assert run is not None  # not_exercised already answered for a missing run
+    return run, rounds(rec, run, tool)
+
+
 def action_of(answer: Any) -> str | None:
     return answer.get("action") if isinstance(answer, dict) and isinstance(answer.get("action"), str) else None
 

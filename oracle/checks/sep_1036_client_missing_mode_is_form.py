@@ -8,7 +8,7 @@ from backchannel.recordings.model import Recording
 
 from ..model import Finding
 from ..registry import check
-from ..url_mode_facts import SCENARIO, SPEC, action_of, contract_run, not_exercised, rounds
+from ..url_mode_facts import SCENARIO, SPEC, action_of, exercised
 
 TOOL = "missing_mode"
 
@@ -23,13 +23,11 @@ TOOL = "missing_mode"
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients MUST treat requests without a mode field as form mode. The request carries a requestedSchema and a
     stray url field; accepting it with form content passes, accepting it with no content (as a URL) fails."""
-    skip = not_exercised(rec, TOOL)
-    if skip is not None:
-        yield skip
+    found = exercised(rec, TOOL)
+    if isinstance(found, Finding):
+        yield found
         return
-    run = contract_run(rec)
-    assert run is not None
-    calls = rounds(rec, run, TOOL)
+    run, calls = found
     if len(calls) < 2:
         yield Finding.failed(
             "the client never answered the request without mode", calls[0].evidence("input_required"), run=run.id

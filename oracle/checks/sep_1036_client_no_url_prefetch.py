@@ -8,7 +8,7 @@ from backchannel.recordings.model import Recording
 
 from ..model import Evidence, Finding
 from ..registry import check
-from ..url_mode_facts import SCENARIO, SPEC, contract_run, message_of, not_exercised, rounds
+from ..url_mode_facts import SCENARIO, SPEC, exercised, message_of
 
 TOOL = "url_rounds"
 
@@ -24,19 +24,13 @@ def judge(rec: Recording) -> Iterator[Finding]:
     """Clients MUST NOT automatically pre-fetch a URL-mode URL or any of its metadata. The declined URL is served
     by its own loopback server that records every hit; only hits after the DECLINE request reached the client are
     judged, because on the accept path a consented open looks exactly like a prefetch."""
-    skip = not_exercised(rec, TOOL)
-    if skip is not None:
-        yield skip
+    found = exercised(rec, TOOL)
+    if isinstance(found, Finding):
+        yield found
         return
-    run = contract_run(rec)
-    assert run is not None
+    run, calls = found
     declined = next(
-        (
-            c
-            for c in rounds(rec, run, TOOL)
-            if any(message_of(r).startswith("DECLINE:") for r in c.input_requests.values())
-        ),
-        None,
+        (c for c in calls if any(message_of(r).startswith("DECLINE:") for r in c.input_requests.values())), None
     )
     if declined is None or declined.response is None:
         yield Finding.skipped("decline-not-reached", "the declined URL request never reached the client", run=run.id)

@@ -8,7 +8,7 @@ from backchannel.recordings.model import Recording
 
 from ..model import Finding
 from ..registry import check
-from ..url_mode_facts import SCENARIO, SPEC, action_of, contract_run, message_of, not_exercised, rounds
+from ..url_mode_facts import SCENARIO, SPEC, action_of, exercised, message_of
 
 TOOL = "url_rounds"
 
@@ -24,13 +24,11 @@ def judge(rec: Recording) -> Iterator[Finding]:
     """Three URL rounds, each a new key and state; round 3 reuses round 1's URL but its message starts with
     DECLINE:. A retry must answer the round's new key (not resend old answers), round 3 must be declined (not
     answered from round 1's accept), and the client must not give up before the last round."""
-    skip = not_exercised(rec, TOOL)
-    if skip is not None:
-        yield skip
+    found = exercised(rec, TOOL)
+    if isinstance(found, Finding):
+        yield found
         return
-    run = contract_run(rec)
-    assert run is not None
-    calls = rounds(rec, run, TOOL)
+    run, calls = found
     for number, (current, retry) in enumerate(zip(calls, [*calls[1:], None], strict=True), start=1):
         requests = current.input_requests
         if not requests:

@@ -8,7 +8,7 @@ from backchannel.recordings.model import Recording
 
 from ..model import Finding
 from ..registry import check
-from ..url_mode_facts import SCENARIO, SPEC, action_of, contract_run, not_exercised, rounds
+from ..url_mode_facts import SCENARIO, SPEC, action_of, exercised
 
 TOOL = "url_and_form"
 
@@ -23,13 +23,11 @@ TOOL = "url_and_form"
 def judge(rec: Recording) -> Iterator[Finding]:
     """One InputRequiredResult carries a URL request (`link`) and a form request (`confirm`). The retry must
     accept the URL with no content and accept the form with content {"confirmed": true}."""
-    skip = not_exercised(rec, TOOL)
-    if skip is not None:
-        yield skip
+    found = exercised(rec, TOOL)
+    if isinstance(found, Finding):
+        yield found
         return
-    run = contract_run(rec)
-    assert run is not None
-    calls = rounds(rec, run, TOOL)
+    run, calls = found
     if len(calls) < 2:
         yield Finding.failed(
             "the client never retried the mixed round", calls[0].evidence("input_required"), run=run.id
