@@ -31,12 +31,17 @@ def markers_of(rec: Recording) -> Markers:
     return Markers(rec.meta.get("nonce", ""))
 
 
-def options_of(rec: Recording) -> dict[str, Any]:
+def meta_object(rec: Recording, key: str) -> dict[str, Any] | None:
+    """A meta entry holding a JSON object; None when absent or not an object (a damaged file is not trusted)."""
     try:
-        raw = json.loads(rec.meta.get("probe_options", "{}"))
-    except ValueError:
-        return {}
-    return raw if isinstance(raw, dict) else {}
+        raw = json.loads(rec.meta[key])
+    except (KeyError, ValueError):
+        return None
+    return raw if isinstance(raw, dict) else None
+
+
+def options_of(rec: Recording) -> dict[str, Any]:
+    return meta_object(rec, "probe_options") or {}
 
 
 def anchors_for(rec: Recording, run: Run) -> list[str]:
@@ -77,9 +82,11 @@ def attribution_self_test(markers: Markers) -> str | None:
 
 def gate(rec: Recording) -> Finding | None:
     """A SKIP or ERROR that stops every arm before it is judged, or None when the arms can be judged."""
-    discovery = rec.meta.get("discovery")
-    if discovery:
-        status = str(json.loads(discovery).get("status"))
+    if "discovery" in rec.meta:
+        discovery = meta_object(rec, "discovery")
+        if discovery is None:
+            return Finding.errored("damaged-recording", "the recording's discovery record is not a JSON object")
+        status = str(discovery.get("status"))
         if status == "no-mcp-call-surface":
             return Finding.skipped(status, "the target's help advertises no way to call a tool on a remote MCP server")
         if status != "found":

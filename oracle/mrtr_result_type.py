@@ -89,10 +89,10 @@ def differs_only_by_result_type(rec: Recording, control: Run, absent: Run) -> st
         if message.mutation == "drop-result-type" and message.upstream_text is not None:
             spans = [m for x in rec.exchanges_in(absent.id) for m in x.mutations if m.get("kind") == "drop-result-type"]
             span = next((s for s in spans if s.get("removed")), None)
-            if (
-                span is None
-                or message.upstream_text[: span["start"]] + message.upstream_text[span["end"] :] != message.text
-            ):
+            start, end = (span.get("start"), span.get("end")) if span else (None, None)
+            if not isinstance(start, int) or not isinstance(end, int):
+                return f"message {message.seq}: the recording does not say which bytes removing resultType cut"
+            if message.upstream_text[:start] + message.upstream_text[end:] != message.text:
                 return f"message {message.seq}: removing resultType changed other bytes too"
     return None
 

@@ -26,22 +26,29 @@ from .model import (
 T = TypeVar("T")
 
 
+def _lenient_text(raw: bytes) -> str:
+    # a damaged TEXT cell (invalid UTF-8) is shown with replacement characters rather than losing the whole file
+    return raw.decode("utf-8", "replace")
+
+
 def _open_read_only(path: Path) -> sqlite3.Connection:
     if not path.is_file():
         raise RecordingError(f"{path}: no such recording; check the path")
     uri = path.resolve().as_uri()
     try:
         conn = sqlite3.connect(f"{uri}?mode=ro", uri=True)
+        conn.text_factory = _lenient_text
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return conn
-    except sqlite3.DatabaseError:
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
         pass
     try:
         # A WAL file on a read-only medium cannot take the shared-memory lock; immutable skips it.
         conn = sqlite3.connect(f"{uri}?immutable=1", uri=True)
+        conn.text_factory = _lenient_text
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return conn
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         raise RecordingFormatError(f"{path} is not a SQLite database ({exc}); is it a backchannel recording?") from exc
 
 
@@ -108,6 +115,38 @@ def _json(value: Any, default: Any) -> Any:
     return json.loads(value)
 
 
+def _object(value: Any) -> dict[str, Any]:
+    """A JSON column that must hold an object (a run's plan or detail)."""
+    found = _json(value, {})
+    if not isinstance(found, dict):
+        raise ValueError(f"expected a JSON object, found {type(found).__name__}")
+    return found
+
+
+def _objects(value: Any) -> tuple[dict[str, Any], ...]:
+    """A JSON column that must hold a list of objects (an exchange's mutation records)."""
+    found = _json(value, [])
+    if not isinstance(found, list) or not all(isinstance(item, dict) for item in found):
+        raise ValueError("expected a JSON list of objects")
+    return tuple(found)
+
+
+def _argv(value: Any) -> tuple[str, ...] | None:
+    found = _json(value, None)
+    if found is None:
+        return None
+    if not isinstance(found, list) or not all(isinstance(part, str) for part in found):
+        raise ValueError("client_argv must be a JSON list of strings")
+    return tuple(found)
+
+
+def _rpc_id(value: Any) -> str | None:
+    text = _text(value)
+    if text is not None:
+        json.loads(text)  # an id the oracle cannot decode is a damaged row, named as such
+    return text
+
+
 def _headers(value: Any) -> Headers:
     pairs = _json(value, [])
     return tuple((str(k), str(v)) for k, v in pairs)
@@ -118,28 +157,30 @@ def _build[T](table: str, rows: list[sqlite3.Row], make: Callable[[sqlite3.Row],
     for row in rows:
         try:
             out.append(make(row))
-        except (ValueError, TypeError, KeyError) as exc:
-            key = row["id"] if table == "runs" else row["seq"]
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            try:
+                key = row["id"] if table == "runs" else row["seq"]
+            except (IndexError, KeyError):
+                key = "?"  # the table itself lacks its key column: its schema is damaged
             raise RecordingFormatError(f"row {key} of table {table} is malformed: {exc}") from exc
     return tuple(out)
 
 
 def _run(r: sqlite3.Row) -> Run:
-    argv = _json(r["client_argv"], None)
     return Run(
         id=str(r["id"]),
         ordinal=int(r["ordinal"]),
         name=str(r["name"]),
         scenario=_text(r["scenario"]),
         upstream=str(r["upstream"]),
-        plan=_json(r["plan"], {}),
-        client_argv=None if argv is None else tuple(argv),
+        plan=_object(r["plan"]),
+        client_argv=_argv(r["client_argv"]),
         lab_home=_text(r["lab_home"]),
         started_at=_float(r["started_at"]),
         ended_at=_float(r["ended_at"]),
         exit_code=_int(r["exit_code"]),
         outcome=_text(r["outcome"]),
-        detail=_json(r["detail"], {}),
+        detail=_object(r["detail"]),
     )
 
 
@@ -168,7 +209,7 @@ def _exchange(r: sqlite3.Row) -> Exchange:
         t_end=_float(r["t_end"]),
         error=_text(r["error"]),
         streamed=bool(r["streamed"]),
-        mutations=tuple(_json(r["mutations"], [])),
+        mutations=_objects(r["mutations"]),
         flow_state=_blob(r["flow_state"]),
         forwarded=reached_upstream,
     )
@@ -185,7 +226,7 @@ def _message(r: sqlite3.Row) -> Message:
         sse_idx=_int(r["sse_idx"]),
         direction=direction,  # type: ignore[arg-type]
         kind=str(r["kind"]),
-        jsonrpc_id=_text(r["jsonrpc_id"]),
+        jsonrpc_id=_rpc_id(r["jsonrpc_id"]),
         method=_text(r["method"]),
         text=_text(r["text"]) or "",
         upstream_text=_text(r["upstream_text"]),
@@ -273,7 +314,7 @@ def load(path: str | Path) -> Recording:
                 ),
             ),
         )
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         raise RecordingFormatError(f"{target} is damaged or not a recording: {exc}") from exc
     finally:
         conn.close()
@@ -299,7 +340,7 @@ def messages_after(path: str | Path, seq: int, limit: int = 500) -> tuple[Messag
         conn.row_factory = sqlite3.Row
         rows = list(conn.execute("SELECT * FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", [seq, limit]))
         return _build("messages", rows, _message)
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         raise RecordingFormatError(f"{path}: cannot read messages: {exc}") from exc
     finally:
         conn.close()
