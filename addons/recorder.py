@@ -218,7 +218,10 @@ class Recorder:
             },
         )
         ctype = flow.response.headers.get("content-type")
-        mutation = state.answered_by_proxy or _last_result_mutation(state)
+        # the message carries the most telling rewrite: made up by the proxy, its result changed, or only delivered
+        # differently (held, reframed as SSE)
+        delivery = [a["kind"] for a in state.applied if a["kind"] in ("json-to-sse", "hold")]
+        mutation = state.answered_by_proxy or _last_result_mutation(state) or (delivery[-1] if delivery else None)
         if is_sse(ctype):
             # the proxy turned JSON into SSE: the message is the event's data
             parsed = parse_body(upstream_body, None)

@@ -457,7 +457,7 @@ def test_json_to_sse_turns_each_json_reply_of_the_sdk_server_into_one_sse_event_
         assert applied_records(x, "json-to-sse") == [{"kind": "json-to-sse", "index": 0}]
         assert not x.streamed
         assert answer.text == (x.upstream_response_body or b"").decode()  # the data is the server's JSON, unchanged
-        assert (answer.sse_idx, answer.upstream_text, answer.mutation) == (0, None, None)
+        assert (answer.sse_idx, answer.upstream_text, answer.mutation) == (0, None, "json-to-sse")
 
     assert_exchanges_complete(c)
     assert unexplained_anomalies(c) == []
