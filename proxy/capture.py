@@ -60,7 +60,9 @@ class Capture:
         endpoint: EndpointConfig | None = None,
         nonce: str | None = None,
         meta: dict[str, str] | None = None,
+        flow_state: bool = False,
     ) -> None:
+        self.flow_state = flow_state
         self.out = Path(out)
         self.upstream = upstream
         self.nonce = nonce or secrets.token_hex(8)
@@ -104,7 +106,7 @@ class Capture:
             self.writer.flush()
             raise CaptureError(f"upstream {self.upstream} is down: {problem}; start it or pass another --upstream")
         try:
-            self.proxy = start_proxy(self.out, self.upstream)
+            self.proxy = start_proxy(self.out, self.upstream, flow_state=self.flow_state)
         except Exception as exc:
             self.writer.insert("anomalies", {"kind": "proxy-failed", "detail": str(exc), "t": time.time()})
             self.writer.flush()

@@ -95,6 +95,7 @@ def record(
     timeout: Annotated[float, typer.Option(help="Seconds before the client's process group is killed.")] = 60.0,
     keep_lab: Annotated[bool, typer.Option(help="Keep the client's temp HOME and working folder.")] = False,
     force: Annotated[bool, typer.Option(help="Replace --out if it already exists.")] = False,
+    flow_state: Annotated[bool, typer.Option(help="Also store mitmproxy's flow state per exchange (slower).")] = False,
 ) -> None:
     """Record a client's traffic through the proxy: run CMD in a lab, or print a URL for a live client."""
     target = out or _default_out()
@@ -114,6 +115,7 @@ def record(
                 scenario=scenario,
                 timeout=timeout,
                 keep_lab=keep_lab,
+                flow_state=flow_state,
                 console=err_console,
             )
             err_console.print(
@@ -122,7 +124,14 @@ def record(
                 markup=False,
             )
         else:
-            record_live(target, upstream=upstream, plan=mutation_plan, scenario=scenario, console=out_console)
+            record_live(
+                target,
+                upstream=upstream,
+                plan=mutation_plan,
+                scenario=scenario,
+                console=out_console,
+                flow_state=flow_state,
+            )
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
 

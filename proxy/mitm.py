@@ -32,7 +32,8 @@ def confdir() -> Path:
     return base
 
 
-def mitmdump_argv(recording: Path, upstream: str, *, listen_port: int = 0) -> list[str]:
+def mitmdump_argv(recording: Path, upstream: str, *, listen_port: int = 0, flow_state: bool = False) -> list[str]:
+    extra = ["--set", "backchannel_flow_state=true"] if flow_state else []
     return [
         sys.executable,
         "-c",
@@ -50,6 +51,7 @@ def mitmdump_argv(recording: Path, upstream: str, *, listen_port: int = 0) -> li
         entry.__file__,
         "--set",
         f"backchannel_recording={recording}",
+        *extra,
     ]
 
 
@@ -90,12 +92,14 @@ def _drain(stream: object, tail: deque[bytes]) -> None:
         return  # the pipe was closed by stop()
 
 
-def start_proxy(recording: Path, upstream: str, *, timeout: float = START_TIMEOUT) -> RunningProxy:
+def start_proxy(
+    recording: Path, upstream: str, *, timeout: float = START_TIMEOUT, flow_state: bool = False
+) -> RunningProxy:
     """Spawn mitmdump and wait, bounded, for the addon's ready line; a dead or silent process is a ProxyError."""
     began = time.monotonic()
     try:
         process = subprocess.Popen(
-            mitmdump_argv(recording, upstream),
+            mitmdump_argv(recording, upstream, flow_state=flow_state),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,

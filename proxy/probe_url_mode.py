@@ -20,8 +20,8 @@ class UrlModeScenario:
     def __init__(self, options: ProbeOptions, progress: Callable[[str], None]) -> None:
         if not options.client:
             raise ProbeError(
-                "--scenario elicitation-url-mode needs --client \"CMD ... {url}\": a client that follows the contract "
-                "in the README (e.g. --client \"python -m backchannel.proxy.drivers.py_sdk {url}\")"
+                '--scenario elicitation-url-mode needs --client "CMD ... {url}": a client that follows the contract '
+                'in the README (e.g. --client "python -m backchannel.proxy.drivers.py_sdk {url}")'
             )
         if not any("{url}" in part for part in options.client):
             raise ProbeError("--client must contain {url} where the server URL goes")

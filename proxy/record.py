@@ -35,9 +35,10 @@ def record_command(
     timeout: float,
     keep_lab: bool,
     console: Console,
+    flow_state: bool = False,
 ) -> RecordResult:
     """Run the command once through the proxy, record everything, close the recording."""
-    with Capture(out, upstream=upstream, endpoint=EndpointConfig(scenario=scenario)) as capture:
+    with Capture(out, upstream=upstream, endpoint=EndpointConfig(scenario=scenario), flow_state=flow_state) as capture:
         run = capture.new_run("record", plan, scenario=None if upstream else scenario, argv=argv)
         console.print(f"run {run.id}: {run.url}", markup=False, style="dim")
         result = capture.run_client(run, argv, timeout=timeout, keep_lab=keep_lab)
@@ -45,9 +46,11 @@ def record_command(
     return RecordResult(result.exit_code, result.outcome, messages)
 
 
-def record_live(out: Path, *, upstream: str | None, plan: dict[str, Any], scenario: str, console: Console) -> None:
+def record_live(
+    out: Path, *, upstream: str | None, plan: dict[str, Any], scenario: str, console: Console, flow_state: bool = False
+) -> None:
     """Print the URL for a live client and show each message as one line until Ctrl-C."""
-    with Capture(out, upstream=upstream, endpoint=EndpointConfig(scenario=scenario)) as capture:
+    with Capture(out, upstream=upstream, endpoint=EndpointConfig(scenario=scenario), flow_state=flow_state) as capture:
         run = capture.new_run("live", plan, scenario=None if upstream else scenario)
         console.print(f"Point your client at: [bold]{run.url}[/bold]")
         console.print(f"Recording to {out}. Ctrl-C stops and closes the recording.", style="dim")

@@ -10,7 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgpack
 import pytest
+from mitmproxy import http  # noqa: F401  (importing it registers the http flow type for Flow.from_state)
+from mitmproxy.flow import Flow
 
 from backchannel.recordings import load
 from tests.e2e.conftest import REPO_TEXT, TOOL
@@ -199,3 +202,30 @@ def test_every_cli_error_is_a_single_line(
     _, result = cli_errors[case]
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def test_flow_state_is_stored_on_request_and_restores_as_a_mitmproxy_flow(tmp_path):
+    out = tmp_path / "fs.sqlite"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "backchannel.proxy.cli",
+            "record",
+            "--flow-state",
+            "--out",
+            str(out),
+            "--",
+            sys.executable,
+            "-m",
+            "backchannel.proxy.sample_client",
+            "{url}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    exchange = next(x for x in load(out).exchanges if x.flow_state)
+    flow = Flow.from_state(msgpack.unpackb(exchange.flow_state, raw=False))
+    assert flow.request.method == "POST" and flow.response is not None
