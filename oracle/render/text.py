@@ -87,7 +87,9 @@ def _header(report: Report) -> str:
 
 def _table(report: Report) -> Table:
     table = Table(expand=True)
-    table.add_column("Check", overflow="fold", ratio=2)
+    # a check id is what users grep and paste: keep the longest on one line (ids are kebab-case, < 44 chars)
+    widest = max((len(check_label(r)) for r in report.results), default=10)
+    table.add_column("Check", overflow="fold", min_width=min(widest, 44))
     table.add_column("Status", overflow="fold")
     table.add_column("Level", no_wrap=True)
     table.add_column("Message", overflow="fold", ratio=3)
