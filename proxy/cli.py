@@ -118,6 +118,8 @@ def record(
                 flow_state=flow_state,
                 console=err_console,
             )
+            if result.outcome == "failed-to-start":
+                raise fail(f"the client did not start: {result.detail}; {target} holds the run and the proxy's side")
             err_console.print(
                 f"recorded {result.messages} messages to {target}; client {result.outcome}"
                 f" with exit code {result.exit_code}. See: backchannel show {target}",

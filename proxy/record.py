@@ -23,6 +23,7 @@ class RecordResult:
     exit_code: int | None
     outcome: str
     messages: int
+    detail: str = ""
 
 
 def record_command(
@@ -43,7 +44,7 @@ def record_command(
         console.print(f"run {run.id}: {run.url}", markup=False, style="dim")
         result = capture.run_client(run, argv, timeout=timeout, keep_lab=keep_lab)
     messages = len(load(out).messages)
-    return RecordResult(result.exit_code, result.outcome, messages)
+    return RecordResult(result.exit_code, result.outcome, messages, result.detail)
 
 
 def record_live(

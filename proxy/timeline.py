@@ -98,7 +98,8 @@ def timeline(rec: Recording) -> Iterator[tuple[str, str]]:
         if run.client_argv:
             yield "", f"  client: {' '.join(run.client_argv)}"
         if run.outcome:
-            yield "", f"  outcome: {run.outcome} exit={run.exit_code}"
+            note = run.detail.get("note")
+            yield "", f"  outcome: {run.outcome} exit={run.exit_code}" + (f" ({note})" if note else "")
         for line in sorted(_run_lines(rec, run), key=lambda line: (line.t, line.order)):
             yield line.style, line.text
         for found in rec.files:

@@ -229,3 +229,27 @@ def test_flow_state_is_stored_on_request_and_restores_as_a_mitmproxy_flow(tmp_pa
     exchange = next(x for x in load(out).exchanges if x.flow_state)
     flow = Flow.from_state(msgpack.unpackb(exchange.flow_state, raw=False))
     assert flow.request.method == "POST" and flow.response is not None
+
+
+def test_a_client_that_cannot_start_exits_2_naming_why_and_the_recording_keeps_the_run(tmp_path):
+    out = tmp_path / "nf.sqlite"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "backchannel.proxy.cli",
+            "record",
+            "--out",
+            str(out),
+            "--",
+            "/nonexistent/client",
+            "{url}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "No such file or directory" in done.stderr.splitlines()[-1]
+    (run,) = load(out).runs
+    assert run.outcome == "failed-to-start" and "No such file" in run.detail["note"]
