@@ -197,6 +197,7 @@ class Capture:
         on_output: Callable[[str, bytes], None] | None = None,
         keep_lab: bool = False,
         lab: Lab | None = None,
+        stdin: bytes | None = None,
     ) -> LabResult:
         """Run the client command with {url} substituted, in a fresh lab; record its output, exit and files."""
         assert self.writer is not None
@@ -210,7 +211,7 @@ class Capture:
 
         try:
             self.writer.update("runs", ("id", run.id), {"client_argv": argv, "lab_home": str(lab.home)})
-            result = lab.run(argv, lab.env(run.url), output, timeout)
+            result = lab.run(argv, lab.env(run.url), output, timeout, stdin=stdin)
             self.record_files(run, lab)
             self.end_run(run, exit_code=result.exit_code, outcome=result.outcome, note=result.detail)
             return result

@@ -165,6 +165,9 @@ def check(
     ] = "spec",
     timeout: Annotated[float, typer.Option(help="Seconds each client run may take.")] = 30.0,
     hold_ms: Annotated[int, typer.Option(help="elicitation-url-mode: how long the server holds a retry.")] = 5000,
+    stdin: Annotated[
+        str | None, typer.Option(help="Text each client run reads on stdin, for CLIs that prompt (\\n for Enter).")
+    ] = None,
 ) -> None:
     """Run a scenario against a client, record it, and judge it. With no target, the bundled toy agent's flawed twin."""
     if fmt not in FORMATS:
@@ -182,6 +185,7 @@ def check(
         result_type_rule=result_type_rule,
         timeout=timeout,
         hold_ms=hold_ms,
+        stdin=None if stdin is None else stdin.replace("\\n", "\n").encode(),
     )
     try:
         path = run_scenario(scenario, options, progress=lambda text: err_console.print(f"· {text}", style="dim"))

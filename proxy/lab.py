@@ -61,16 +61,25 @@ class Lab:
         return env
 
     def run(
-        self, argv: Sequence[str], env: dict[str, str], on_output: Callable[[str, bytes], None], timeout: float
+        self,
+        argv: Sequence[str],
+        env: dict[str, str],
+        on_output: Callable[[str, bytes], None],
+        timeout: float,
+        stdin: bytes | None = None,
     ) -> LabResult:
-        """Run argv to completion or timeout; on_output(stream, chunk) sees every chunk as it arrives."""
+        """Run argv to completion or timeout; on_output(stream, chunk) sees every chunk as it arrives.
+
+        `stdin` is what the client reads as typed answers (a CLI that prompts at the terminal); then end of input.
+        Without it the client's stdin is empty from the start.
+        """
         began = time.monotonic()
         try:
             proc = subprocess.Popen(
                 list(argv),
                 cwd=self.work,
                 env=env,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
@@ -83,6 +92,8 @@ class Lab:
         ]
         for reader in readers:
             reader.start()
+        if stdin is not None:
+            threading.Thread(target=_feed, args=(proc.stdin, stdin), daemon=True).start()
         outcome, detail = "exited", ""
         try:
             proc.wait(timeout)
@@ -128,6 +139,14 @@ def _pump(stream: object, name: str, on_output: Callable[[str, bytes], None]) ->
         if not chunk:
             return
         on_output(name, chunk)
+
+
+def _feed(pipe: object, data: bytes) -> None:
+    try:
+        pipe.write(data)  # type: ignore[attr-defined]
+        pipe.close()  # type: ignore[attr-defined]
+    except (BrokenPipeError, OSError, ValueError):
+        return  # the client exited or closed its stdin without reading: nothing to answer
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

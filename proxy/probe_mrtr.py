@@ -41,6 +41,7 @@ class ProbeOptions:
     result_type_rule: str = "spec"
     timeout: float = 30.0
     hold_ms: int | None = None  # elicitation-url-mode: how long the endpoint holds the retries
+    stdin: bytes | None = None  # typed answers for a client that prompts at the terminal
 
 
 def probe_message(markers: Markers, lab_home: Path) -> str:
@@ -104,6 +105,7 @@ class MrtrProbe:
             "result_type_rule": self.options.result_type_rule,
             "target": list(self.options.target) if self.options.target else None,
             "client": list(self.options.client) if self.options.client else None,
+            "stdin": self.options.stdin.decode("utf-8", "replace") if self.options.stdin is not None else None,
         }
         return {"scenario": SCENARIO, "probe_options": json.dumps(opts)}
 
@@ -120,7 +122,7 @@ class MrtrProbe:
                 return self.options.out
             self.progress("CONTROL run")
             control = capture.new_run("control", {}, scenario=SCENARIO)
-            capture.run_client(control, invocation, timeout=self.options.timeout)
+            capture.run_client(control, invocation, timeout=self.options.timeout, stdin=self.options.stdin)
             if not self._control_visible(capture):
                 self.progress("CONTROL showed nothing: the probe stops here")
                 return self.options.out
@@ -132,13 +134,13 @@ class MrtrProbe:
                 scenario=SCENARIO,
                 detail={"decoy": DECOY_FILE, "input_key": INPUT_KEY},
             )
-            capture.run_client(probe, invocation, timeout=self.options.timeout, lab=lab)
+            capture.run_client(probe, invocation, timeout=self.options.timeout, lab=lab, stdin=self.options.stdin)
             self.progress("ABSENT run")
             absent = capture.new_run("absent", ABSENT_PLAN, scenario=SCENARIO)
-            capture.run_client(absent, invocation, timeout=self.options.timeout)
+            capture.run_client(absent, invocation, timeout=self.options.timeout, stdin=self.options.stdin)
             self.progress("ABSENT-LEGACY run")
             absent_legacy = capture.new_run("absent-legacy", {}, scenario=SCENARIO, upstream=legacy.url)
-            capture.run_client(absent_legacy, invocation, timeout=self.options.timeout)
+            capture.run_client(absent_legacy, invocation, timeout=self.options.timeout, stdin=self.options.stdin)
         return self.options.out
 
     def _invocation(self, capture: Capture) -> list[str] | None:
@@ -165,7 +167,7 @@ class MrtrProbe:
         def try_candidate(candidate: tuple[str, ...]) -> bool:
             run = capture.new_run("discovery-call", {}, scenario=SCENARIO, argv=list(candidate))
             self.progress(f"trying {shlex.join(candidate)}")
-            capture.run_client(run, list(candidate), timeout=self.options.timeout)
+            capture.run_client(run, list(candidate), timeout=self.options.timeout, stdin=self.options.stdin)
             return capture.wait_for(
                 lambda: any(
                     m.method == "tools/call" and m.direction == "to-server"

@@ -51,7 +51,12 @@ class UrlModeScenario:
                 run = cap.new_run("contract", {}, scenario=SCENARIO, detail={**params, "hold_ms": hold})
                 declined.run_id = accepted.run_id = run.id
                 self.progress("running the client against six tools, with two URL servers recording every hit")
-                cap.run_client(run, list(self.options.client or []), timeout=max(self.options.timeout, hold / 500 + 30))
+                cap.run_client(
+                    run,
+                    list(self.options.client or []),
+                    timeout=max(self.options.timeout, hold / 500 + 30),
+                    stdin=self.options.stdin,
+                )
         finally:
             declined.stop()
             accepted.stop()

@@ -72,3 +72,17 @@ def test_a_command_that_cannot_start_is_reported_not_raised():
         assert result.outcome == "failed-to-start" and result.exit_code is None
     finally:
         lab.close()
+
+
+def test_typed_answers_reach_the_client_on_stdin_then_end_of_input():
+    lab = Lab("t")
+    try:
+        chunks: list[tuple[str, bytes]] = []
+        code = "import sys; print(repr(sys.stdin.readline())); print(repr(sys.stdin.readline()))"
+        result = lab.run(
+            [sys.executable, "-c", code], lab.env("u"), lambda s, d: chunks.append((s, d)), 20, stdin=b"true\n"
+        )
+        assert result.exit_code == 0
+        assert b"".join(d for s, d in chunks if s == "stdout").decode().splitlines() == ["'true\\n'", "''"]
+    finally:
+        lab.close()

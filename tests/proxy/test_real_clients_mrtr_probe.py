@@ -42,9 +42,12 @@ def require(found: object, what: str) -> None:
         pytest.skip(f"{what} is not installed (run scripts/install-clients)")
 
 
-def probe(tmp_path: Path, *, target: list[str] | None = None, client: list[str] | None = None) -> Recording:
+def probe(
+    tmp_path: Path, *, target: list[str] | None = None, client: list[str] | None = None, stdin: bytes | None = None
+) -> Recording:
     out = tmp_path / "probe.sqlite"
-    run_scenario(SCENARIO, ProbeOptions(out=out, target=target, client=client, timeout=30), progress=lambda _t: None)
+    options = ProbeOptions(out=out, target=target, client=client, timeout=30, stdin=stdin)
+    run_scenario(SCENARIO, options, progress=lambda _t: None)
     return load(out)
 
 
@@ -97,20 +100,20 @@ def test_the_typescript_sdk_in_auto_mode_answers_over_mrtr_and_rejects_a_modern_
     assert stderr.startswith(b"error: INVALID_RESULT Invalid result for tools/call: missing required resultType")
 
 
-def test_fastmcp_shows_the_request_under_server_asks_without_naming_the_server_and_cannot_answer_it(tmp_path):
+def test_fastmcp_shows_the_request_under_server_asks_without_naming_the_server_and_answers_it_from_stdin(tmp_path):
     cli = fastmcp()
     require(cli, "fastmcp")
     assert cli is not None
-    rec = probe(tmp_path, target=[cli])
+    rec = probe(tmp_path, target=[cli], stdin=b"true\n")
     results = by_id(judge(rec))
     # "Server asks:" introduces the text (an attribution phrase), but names neither the server nor its origin
     assert (results[ARM1].verdict, results[ARM1].signals) == ("REFUTED", ())
     assert results[NAMES].status == "FAIL"
     probe_run = run_named(rec, "probe")
     stdout = rec.terminal_bytes(probe_run, "stdout")
-    assert b"Server asks: " in stdout and b"EOF when reading a line" in stdout
-    # its terminal handler reads the answer from stdin, which the lab closes: no retry is ever sent
-    assert tool_calls(rec, probe_run) == ["call"]
+    assert b"Server asks: " in stdout and b"confirmed (boolean)" in stdout
+    # its terminal handler read "true" from the lab's stdin and the SDK underneath retried over MRTR
+    assert tool_calls(rec, probe_run) == ["call", "retry"]
     assert (results[ARM2].verdict, results[ARM2].observations) == ("REFUTED", (MODERN_REJECT,))
 
 
