@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from backchannel.recordings.model import Recording, Run
+from backchannel.recordings.model import Message, Recording, Run
 
 from .detectors.ledger import Ledger
 from .model import Evidence, Finding
@@ -68,12 +68,31 @@ def behaviour(rec: Recording, run: Run) -> Behaviour:
     )
 
 
-def _result_of(rec: Recording, run: Run, upstream: bool) -> Any:
+def _answer(rec: Recording, run: Run) -> Message | None:
+    """The first tools/call response the client received in a run."""
     for message in rec.messages_in(run.id):
         if message.direction == "to-client" and message.method == "tools/call" and message.kind == "response":
-            payload = message.upstream_payload if upstream else message.payload
-            return payload.get("result") if isinstance(payload, dict) else None
+            return message
     return None
+
+
+def _result_of(rec: Recording, run: Run, upstream: bool) -> Any:
+    message = _answer(rec, run)
+    payload = None if message is None else (message.upstream_payload if upstream else message.payload)
+    return payload.get("result") if isinstance(payload, dict) else None
+
+
+def _result_bytes(text: str) -> str | None:
+    """The text from the result member on: what two runs' answers share byte for byte (their ids differ)."""
+    at = text.find('"result":')
+    return None if at < 0 else text[at:]
+
+
+def _without_result_type(text: str) -> str:
+    for member in (',"resultType":"complete"', '"resultType":"complete",', ', "resultType": "complete"'):
+        if member in text:
+            return text.replace(member, "", 1)
+    return text
 
 
 def differs_only_by_result_type(rec: Recording, control: Run, absent: Run) -> str | None:
@@ -85,6 +104,14 @@ def differs_only_by_result_type(rec: Recording, control: Run, absent: Run) -> st
     expected = {k: v for k, v in base.items() if k != "resultType"}
     if seen != expected:
         return f"the {absent.name} result differs from CONTROL in more than resultType: {json.dumps(seen)[:200]}"
+    control_answer, absent_answer = _answer(rec, control), _answer(rec, absent)
+    if control_answer is not None and absent_answer is not None:
+        before, after = _result_bytes(control_answer.text), _result_bytes(absent_answer.text)
+        if before is not None and after is not None and _without_result_type(before) != after:
+            return (
+                f"message {absent_answer.seq}: the {absent.name} result is not CONTROL's (message "
+                f"{control_answer.seq}) minus resultType, byte for byte"
+            )
     for message in rec.messages_in(absent.id):
         if message.mutation == "drop-result-type" and message.upstream_text is not None:
             spans = [m for x in rec.exchanges_in(absent.id) for m in x.mutations if m.get("kind") == "drop-result-type"]

@@ -1,4 +1,10 @@
-from tests.oracle.reference import results
+import json
+import shutil
+import sqlite3
+
+from backchannel.oracle import judge
+from backchannel.recordings import load
+from tests.oracle.reference import REFERENCE, results
 
 CHECK = "mrtr-provenance-result-type-default"
 
@@ -24,3 +30,26 @@ def test_a_strict_client_is_refuted_and_its_modern_rejection_is_only_an_observat
 def test_repairing_the_other_arm_changes_nothing_here():
     result = results("mrtr-provenance-toy-fix-provenance")[CHECK]
     assert (result.verdict, result.signals) == ("CONFIRMED", ("result-type-default-not-complete",))
+
+
+def _reserialised(tmp_path, run_name: str):
+    """A copy of toy-fixed whose run's tools/call answer holds the same JSON with other bytes (keys reordered)."""
+    path = tmp_path / "moved.sqlite"
+    shutil.copyfile(REFERENCE / "mrtr-provenance-toy-fixed.sqlite", path)
+    with sqlite3.connect(path) as conn:
+        seq, text = conn.execute(
+            "SELECT m.seq, m.text FROM messages m JOIN runs r ON r.id = m.run_id WHERE r.name = ? "
+            "AND m.direction = 'to-client' AND m.method = 'tools/call' ORDER BY m.seq LIMIT 1",
+            [run_name],
+        ).fetchone()
+        payload = json.loads(text)
+        payload["result"] = dict(reversed(list(payload["result"].items())))
+        conn.execute("UPDATE messages SET text = ? WHERE seq = ?", [json.dumps(payload), seq])
+    conn.close()
+    return {r.id: r for r in judge(load(path)).results}[CHECK]
+
+
+def test_an_absent_run_whose_bytes_moved_beyond_result_type_is_an_error_not_a_verdict(tmp_path):
+    result = _reserialised(tmp_path, "absent-legacy")
+    assert (result.status, result.reason) == ("ERROR", "differential-moved-more-than-one-key")
+    assert "byte for byte" in result.message
