@@ -188,11 +188,13 @@ def check(
         stdin=None if stdin is None else stdin.replace("\\n", "\n").encode(),
     )
     try:
-        path = run_scenario(scenario, options, progress=lambda text: err_console.print(f"· {text}", style="dim"))
+        path = run_scenario(
+            scenario, options, progress=lambda text: err_console.print(f"· {text}", style="dim", markup=False)
+        )
         report = judge(load(path))
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
-    err_console.print(f"recording: {path}  (re-judge with: backchannel judge {path})", style="dim")
+    err_console.print(f"recording: {path}  (re-judge with: backchannel judge {path})", style="dim", markup=False)
     _render_and_exit(report, fmt)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from backchannel.recordings import load
 from backchannel.recordings.reader import messages_after
@@ -54,19 +55,17 @@ def record_live(
     with Capture(out, upstream=upstream, endpoint=EndpointConfig(scenario=scenario), flow_state=flow_state) as capture:
         run = capture.new_run("live", plan, scenario=None if upstream else scenario)
         console.print(f"Point your client at: [bold]{run.url}[/bold]")
-        console.print(f"Recording to {out}. Ctrl-C stops and closes the recording.", style="dim")
+        console.print(f"Recording to {out}. Ctrl-C stops and closes the recording.", style="dim", markup=False)
         last = 0
         try:
             while True:
                 for message in messages_after(out, last):
                     last = message.seq
-                    mark = f" [red]mutated: {message.mutation}[/red]" if message.mutation else ""
-                    console.print(
-                        f"#{message.seq} {ARROWS[message.direction]} {message.kind} "
-                        f"{message.method or ''} {summary(message.payload)}{mark}",
-                        highlight=False,
-                    )
+                    mark = f" [red]mutated: {escape(message.mutation)}[/red]" if message.mutation else ""
+                    # method and payload come from the client's traffic: never let them be read as markup
+                    line = escape(f"{message.kind} {message.method or ''} {summary(message.payload)}")
+                    console.print(f"#{message.seq} {ARROWS[message.direction]} {line}{mark}", highlight=False)
                 time.sleep(0.1)  # a display refresh, not a wait for an event
         except KeyboardInterrupt:
             capture.end_run(run, outcome="live-stopped")
-    console.print(f"Closed {out}. See: backchannel show {out}")
+    console.print(f"Closed {out}. See: backchannel show {out}", markup=False)

@@ -54,6 +54,11 @@ def test_a_live_client_is_shown_message_by_message_and_ctrl_c_closes_the_recordi
         assert httpx.post(url, json=body, headers=HEADERS, timeout=10).status_code == 200
         shown = _read_until(proc, "tools/list")
         assert "client → server" in shown
+        # text from the client's traffic is shown as text, never read as console markup (a stray "[/]" crashed it)
+        hostile = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "[/][bold]x", "_meta": META}}
+        headers = {**HEADERS, "Mcp-Method": "tools/call", "Mcp-Name": "[/][bold]x"}
+        httpx.post(url, json=hostile, headers=headers, timeout=10)
+        assert "name=[/][bold]x" in _read_until(proc, "name=[/][bold]x")
         proc.send_signal(signal.SIGINT)
         proc.wait(30)
     finally:
@@ -64,7 +69,7 @@ def test_a_live_client_is_shown_message_by_message_and_ctrl_c_closes_the_recordi
         proc.stderr.close()
     assert proc.returncode == 0
     rec = load(out)
-    assert [m.method for m in rec.messages] == ["tools/list", "tools/list"]
+    assert [m.method for m in rec.messages] == ["tools/list", "tools/list", "tools/call", "tools/call"]
     assert rec.runs[0].outcome == "live-stopped"
     assert json.loads(rec.messages[0].text)["id"] == 1
     assert not (tmp_path / "live.sqlite-wal").exists()
