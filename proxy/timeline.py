@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -17,6 +18,14 @@ class Line:
     order: int
     style: str
     text: str
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def safe(text: str) -> str:
+    """A recording may come from anyone: terminal control and bidi characters are shown escaped, never emitted."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _short(text: str, width: int = 160) -> str:
@@ -82,6 +91,12 @@ def _run_lines(rec: Recording, run: Run) -> Iterator[Line]:
 
 
 def timeline(rec: Recording) -> Iterator[tuple[str, str]]:
+    """(style, text) lines, every one escaped (see `safe`)."""
+    for style, text in _timeline(rec):
+        yield style, safe(text)
+
+
+def _timeline(rec: Recording) -> Iterator[tuple[str, str]]:
     """(style, text) lines: each run's header, then its events in time order, then the files it left."""
     yield "bold", f"recording {rec.path}  format {rec.format_version}  tool {rec.meta.get('tool_version', '?')}"
     for anomaly in rec.anomalies:

@@ -253,3 +253,17 @@ def test_a_client_that_cannot_start_exits_2_naming_why_and_the_recording_keeps_t
     assert "No such file or directory" in done.stderr.splitlines()[-1]
     (run,) = load(out).runs
     assert run.outcome == "failed-to-start" and "No such file" in run.detail["note"]
+
+
+def test_show_escapes_terminal_control_sequences_a_hostile_recording_carries(tmp_path):
+    path = new_recording(
+        tmp_path / "hostile.sqlite",
+        runs=[{"id": "r1", "name": "x\x1b]0;pwned\x07"}],
+        terminal=[{"run_id": "r1", "stream": "stdout", "offset": 0, "data": b"\x1b[31mred\x1b[0m \xe2\x80\xaeevil\n"}],
+    )
+    shown = subprocess.run(
+        [sys.executable, "-m", "backchannel.proxy.cli", "show", str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert shown.returncode == 0
+    assert "\x1b" not in shown.stdout and "\u202e" not in shown.stdout
+    assert "\\x1b[31mred" in shown.stdout and "\\x202eevil" in shown.stdout
