@@ -16,7 +16,7 @@ from backchannel.recordings.reader import messages_after
 
 from .capture import Capture
 from .endpoint_tools import EndpointConfig
-from .timeline import ARROWS, summary
+from .timeline import ARROWS, safe, summary
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def record_live(
                     last = message.seq
                     mark = f" [red]mutated: {escape(message.mutation)}[/red]" if message.mutation else ""
                     # method and payload come from the client's traffic: never let them be read as markup
-                    line = escape(f"{message.kind} {message.method or ''} {summary(message.payload)}")
+                    line = escape(safe(f"{message.kind} {message.method or ''} {summary(message.payload)}"))
                     console.print(f"#{message.seq} {ARROWS[message.direction]} {line}{mark}", highlight=False)
                 time.sleep(0.1)  # a display refresh, not a wait for an event
         except KeyboardInterrupt:
