@@ -228,9 +228,9 @@ class Connection:
                 return None
             kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
             if kind == "text/event-stream":
-                answer = _answer_in(sse_events(_lines(response, deadline)), want)
+                answer = answer_in(sse_events(_lines(response, deadline)), want)
             else:
-                answer = _answer_in(iter([response.read().decode("utf-8", errors="replace")]), want)
+                answer = answer_in(iter([response.read().decode("utf-8", errors="replace")]), want)
         except (OSError, http.client.HTTPException) as exc:
             raise WireError(f"cannot talk to {self.url}: {exc or type(exc).__name__}") from exc
         finally:
@@ -248,7 +248,7 @@ def _lines(response: http.client.HTTPResponse, deadline: float) -> Iterator[byte
             raise TimeoutError("no response within the request timeout")
 
 
-def _answer_in(bodies: Iterator[str], want: int) -> dict[str, Any] | None:
+def answer_in(bodies: Iterator[str], want: int) -> dict[str, Any] | None:
     """The first message in `bodies` answering request `want`, or an error the server could not pin to any id."""
     for body in bodies:
         try:

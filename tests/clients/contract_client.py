@@ -23,7 +23,15 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
-from backchannel.proxy.toy_agent_wire import META, MODERN_VERSION, RpcFailure, WireError, header_value, sse_events
+from backchannel.proxy.toy_agent_wire import (
+    META,
+    MODERN_VERSION,
+    RpcFailure,
+    WireError,
+    answer_in,
+    header_value,
+    sse_events,
+)
 
 CLIENT_NAME = "backchannel-contract-client"
 CLIENT_VERSION = "0.1.0"
@@ -117,7 +125,7 @@ class ContractClient:
                 bodies = sse_events(_lines(response, close_on_keepalive))
             else:
                 bodies = iter([response.read().decode("utf-8", errors="replace")])
-            answer = _answer(bodies, request_id)
+            answer = answer_in(bodies, request_id)
         except TimeoutError as exc:
             if timeout < TIMEOUT_S:
                 raise ClosedEarly(f"{method} closed after {timeout} s without an answer") from exc
@@ -235,20 +243,6 @@ def _lines(response: http.client.HTTPResponse, close_on_keepalive: bool) -> Iter
         if close_on_keepalive and line.startswith(b":"):
             raise ClosedEarly("closed the SSE stream after its first keep-alive")
         yield line
-
-
-def _answer(bodies: Iterator[str], want: int) -> dict[str, Any] | None:
-    """The message among `bodies` answering request `want`; notifications (progress) are passed over."""
-    for body in bodies:
-        try:
-            message = json.loads(body)
-        except ValueError:
-            continue
-        if isinstance(message, dict) and ("result" in message or "error" in message):
-            got = message.get("id")
-            if got == want or (got is None and "error" in message):
-                return message
-    return None
 
 
 def prefetch(url: str) -> None:
