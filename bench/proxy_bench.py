@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from backchannel.proxy.capture import Capture
-from backchannel.proxy.endpoint_server import start_endpoint
-from backchannel.proxy.endpoint_tools import EndpointConfig
-from backchannel.proxy.mitm import confdir, start_proxy
+from backchannel.proxy.run.capture import Capture
+from backchannel.proxy.endpoint.server import start_endpoint
+from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.run.launcher import confdir, start_proxy
 from backchannel.recordings import store
 
 PROTOCOL_VERSION = "2026-07-28"

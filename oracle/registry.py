@@ -1,17 +1,32 @@
-"""The check registry: `@check` validates and registers; every module under oracle/checks is found automatically."""
+"""The check registry: `@check` validates and registers; every scenario package's checks are found automatically.
+
+Built-in scenarios live under `backchannel.oracle.scenarios.<name>`; a scenario from elsewhere is a package root
+`M` with `M.proxy` (its endpoint and runner) and `M.oracle` (its facts and `checks`), named by the
+`backchannel.scenarios` entry point group or listed, comma-separated, in the BACKCHANNEL_SCENARIOS variable.
+"""
 
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import re
 from collections.abc import Callable
+from importlib.metadata import entry_points
+from types import ModuleType
 
 from .model import Check, CheckFn, Level
 
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_REGISTRY: dict[str, Check] = {}
-_LOADED = False
+BUILTIN = "backchannel.oracle.scenarios"
+ENTRY_POINT_GROUP = "backchannel.scenarios"
+ENV_VAR = "BACKCHANNEL_SCENARIOS"
+_REGISTRY: dict[str, Check] = {}  # every check registered so far, from any package
+_BY_PACKAGE: dict[str, tuple[str, tuple[str, ...]]] = {}  # loaded package -> (its scenario name, its check ids)
+
+
+class ScenarioError(Exception):
+    """A scenario package that cannot be loaded; the message names the package and what is wrong."""
 
 
 def check(
@@ -37,6 +52,7 @@ def check(
             raise ValueError(f"check {id}: the function needs a docstring saying what it judges")
         if id in _REGISTRY:
             raise ValueError(f"check {id!r} is already registered")
+
         _REGISTRY[id] = Check(
             id=id,
             scenario=scenario,
@@ -53,13 +69,72 @@ def check(
     return register
 
 
+def extra_roots() -> tuple[str, ...]:
+    """Package roots of scenarios that are not built in: entry points first, then BACKCHANNEL_SCENARIOS."""
+    roots = [ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)]
+    roots += [part.strip() for part in os.environ.get(ENV_VAR, "").split(",") if part.strip()]
+    return tuple(dict.fromkeys(roots))
+
+
+def scenario_packages() -> tuple[str, ...]:
+    """The oracle-side package of every scenario: the built-in ones in name order, then the extra roots'."""
+    builtin = importlib.import_module(BUILTIN)
+    names = sorted(i.name for i in pkgutil.iter_modules(builtin.__path__) if i.ispkg and not i.name.startswith("_"))
+    return tuple(f"{BUILTIN}.{name}" for name in names) + tuple(f"{root}.oracle" for root in extra_roots())
+
+
+def _import(name: str) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise ScenarioError(f"cannot import scenario package {name}: {exc}") from exc
+
+
+def _load_package(package_name: str) -> tuple[str, tuple[str, ...]]:
+    """Import one oracle-side scenario package and its checks: (scenario name, check ids)."""
+    package = _import(package_name)
+    name = getattr(package, "SCENARIO", None)
+    if not isinstance(name, str) or not _ID.match(name):
+        raise ScenarioError(f"{package_name} must define SCENARIO, the scenario's kebab-case name")
+    try:
+        checks = importlib.import_module(f"{package_name}.checks")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"{package_name}.checks":
+            return name, ()  # a scenario may have no checks of its own yet
+        raise ScenarioError(f"cannot import {package_name}.checks: {exc}") from exc
+    ids: list[str] = []
+    for info in sorted(pkgutil.iter_modules(checks.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        module = _import(f"{checks.__name__}.{info.name}")
+        ids += [c.id for c in _REGISTRY.values() if c.fn.__module__ == module.__name__]
+    for check_id in ids:
+        said = _REGISTRY[check_id].scenario
+        if said != name:
+            raise ScenarioError(f"check {check_id} lives in scenario {name!r}'s package but says scenario={said!r}")
+    return name, tuple(ids)
+
+
+def _active() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """The scenario packages in force now (the built-in ones and today's extra roots), loaded once each."""
+    active: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for package_name in scenario_packages():
+        if package_name not in _BY_PACKAGE:
+            _BY_PACKAGE[package_name] = _load_package(package_name)
+        name, ids = _BY_PACKAGE[package_name]
+        twin = next((other for other, (n, _) in active.items() if n == name), None)
+        if twin is not None:
+            raise ScenarioError(f"scenario {name!r} is defined twice: {twin} and {package_name}")
+        active[package_name] = (name, ids)
+    return active
+
+
 def all_checks() -> dict[str, Check]:
-    """Every registered check, by id, in id order."""
-    global _LOADED
-    if not _LOADED:
-        package = importlib.import_module("backchannel.oracle.checks")
-        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"backchannel.oracle.checks.{info.name}")
-        _LOADED = True
-    return dict(sorted(_REGISTRY.items()))
+    """Every check of the scenarios in force, by id, in id order."""
+    ids = {check_id for _, checks in _active().values() for check_id in checks}
+    return {check_id: _REGISTRY[check_id] for check_id in sorted(ids)}
+
+
+def all_scenarios() -> dict[str, str]:
+    """Every scenario the oracle knows, by name: its oracle-side package."""
+    return dict(sorted((name, package) for package, (name, _) in _active().items()))

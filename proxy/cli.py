@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import shlex
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -15,17 +16,17 @@ from rich.console import Console
 from backchannel.addons.plan import PlanError, parse_plan
 from backchannel.oracle import all_checks, judge
 from backchannel.oracle.model import Report
+from backchannel.oracle.registry import ScenarioError
 from backchannel.oracle.render import FORMATS, render
+from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.run.capture import CaptureError
+from backchannel.proxy.run.launcher import ProxyError
+from backchannel.proxy.run.record import record_command, record_live
+from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Option
+from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario
+from backchannel.proxy.timeline import timeline
 from backchannel.recordings import load, store
 from backchannel.recordings.errors import RecordingError
-
-from .capture import CaptureError
-from .check import run_scenario
-from .endpoint_tools import EndpointConfig, scenarios
-from .mitm import ProxyError
-from .probe_mrtr import ProbeError, ProbeOptions
-from .record import record_command, record_live
-from .timeline import timeline
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -36,7 +37,7 @@ app = typer.Typer(
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
-USER_ERRORS = (RecordingError, CaptureError, ProxyError, PlanError, ProbeError, OSError)
+USER_ERRORS = (RecordingError, CaptureError, ProxyError, PlanError, CheckError, ScenarioError, OSError)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -59,16 +60,29 @@ def _load_plan(path: Path | None) -> dict[str, object]:
     return dict(raw)
 
 
+_BROKEN_SCENARIOS: list[str] = []
+
+
+def _names_help(what: str) -> str:
+    """Help for a --scenario option naming every scenario, so check, serve and record list the same names."""
+    try:
+        return f"{what}: {', '.join(all_scenarios())} (backchannel scenarios describes them)."
+    except (CheckError, ScenarioError):
+        return f"{what} (backchannel scenarios lists them)."
+
+
 @app.command()
 def serve(
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = 0,
-    scenario: Annotated[str, typer.Option(help="Which scenario's tools to offer.")] = "default",
+    scenario: Annotated[str, typer.Option(help=_names_help("Which scenario's tools to offer"))] = "default",
 ) -> None:
     """Serve the scripted MCP endpoint on 127.0.0.1 and print its URL; Ctrl-C stops it."""
-    from .endpoint_server import start_endpoint
+    from backchannel.proxy.endpoint.server import start_endpoint
 
-    if scenario not in scenarios():
-        raise fail(f"unknown scenario {scenario!r}; known: {', '.join(sorted(scenarios()))}")
+    try:
+        get_scenario(scenario)
+    except CheckError as exc:
+        raise fail(str(exc)) from exc
     try:
         running = start_endpoint(EndpointConfig(scenario=scenario), port=port)
     except OSError as exc:
@@ -91,7 +105,7 @@ def record(
     upstream: Annotated[str | None, typer.Option(help="Real MCP server URL; default: the scripted endpoint.")] = None,
     plan: Annotated[Path | None, typer.Option(help="Mutation plan (JSON) applied to this run.")] = None,
     out: Annotated[Path | None, typer.Option(help="Recording to create (.sqlite).")] = None,
-    scenario: Annotated[str, typer.Option(help="Scenario the scripted endpoint plays.")] = "default",
+    scenario: Annotated[str, typer.Option(help=_names_help("Scenario the scripted endpoint plays"))] = "default",
     timeout: Annotated[float, typer.Option(help="Seconds before the client's process group is killed.")] = 60.0,
     keep_lab: Annotated[bool, typer.Option(help="Keep the client's temp HOME and working folder.")] = False,
     force: Annotated[bool, typer.Option(help="Replace --out if it already exists.")] = False,
@@ -104,8 +118,7 @@ def record(
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{target}{suffix}").unlink(missing_ok=True)
         mutation_plan = _load_plan(plan)
-        if scenario not in scenarios():
-            raise PlanError(f"unknown scenario {scenario!r}; known: {', '.join(sorted(scenarios()))}")
+        get_scenario(scenario)
         if cmd:
             result = record_command(
                 target,
@@ -144,58 +157,105 @@ def _render_and_exit(report: Report, fmt: str) -> None:
     raise typer.Exit(report.exit_code)
 
 
-def _default_target() -> list[str]:
-    return [sys.executable, "-m", "backchannel.proxy.toy_agent"]
+def _scenario_options() -> dict[str, tuple[Option, list[str]]]:
+    """Every option any scenario declares, by name, with the scenarios that declare it (they must agree)."""
+    found: dict[str, tuple[Option, list[str]]] = {}
+    for scenario in all_scenarios().values():
+        for option in scenario.options:
+            if option.name in found:
+                first, owners = found[option.name]
+                if (first.kind, first.default, first.choices) != (option.kind, option.default, option.choices):
+                    raise CheckError(f"scenarios {owners[0]} and {scenario.name} declare {option.flag} differently")
+                owners.append(scenario.name)
+            else:
+                found[option.name] = (option, [scenario.name])
+    return found
 
 
-@app.command()
+def _with_scenario_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Give `check` the flags the scenarios declare: they arrive as one `settings` dict, not as parameters."""
+    try:
+        declared = _scenario_options()
+    except (CheckError, ScenarioError) as exc:  # a broken scenario package: every command says so (see main)
+        _BROKEN_SCENARIOS.append(str(exc))
+        declared = {}
+    base = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "settings"]
+    extra = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=option.default,
+            annotation=Annotated[
+                option.kind, typer.Option(option.flag, help=f"{option.help} (scenario {', '.join(owners)})")
+            ],
+        )
+        for name, (option, owners) in declared.items()
+    ]
+
+    def wrapper(**kwargs: Any) -> None:
+        settings = {name: kwargs.pop(name) for name in declared}
+        command(**kwargs, settings=settings)
+
+    wrapper.__signature__ = inspect.Signature(base + extra)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in base + extra}
+    wrapper.__doc__ = command.__doc__
+    wrapper.__name__ = command.__name__
+    return wrapper
+
+
+def _settings_for(scenario_name: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """The chosen scenario's own settings; a flag of another scenario given a non-default value is a usage error."""
+    scenario = get_scenario(scenario_name)
+    own = {option.name: option for option in scenario.options}
+    for name, (option, owners) in _scenario_options().items():
+        value = settings.get(name, option.default)
+        if name not in own and value != option.default:
+            raise CheckError(f"{option.flag} belongs to scenario {', '.join(owners)}, not {scenario_name}")
+        if option.choices and value not in option.choices:
+            raise CheckError(f"unknown {option.flag} {value!r}; valid: {', '.join(option.choices)}")
+    return {name: settings.get(name, option.default) for name, option in own.items()}
+
+
 def check(
     target: Annotated[str | None, typer.Option(help='A CLI to discover from its own help, e.g. "fastmcp".')] = None,
     client: Annotated[
         str | None, typer.Option(help="The client invocation, with {url} where the server URL goes.")
     ] = None,
-    scenario: Annotated[str, typer.Option(help="Which scenario to run.")] = "mrtr-provenance",
+    scenario: Annotated[str, typer.Option(help=_names_help("Which scenario to run"))] = ("mrtr-provenance"),
     out: Annotated[Path | None, typer.Option(help="Where to keep the recording (.sqlite).")] = None,
     fmt: Annotated[str, typer.Option("--format", help="Report format: text, json, junit or sarif.")] = "text",
-    ignore_capabilities: Annotated[
-        bool, typer.Option(help="Send the probe's input request even if the client did not declare it (out of spec).")
-    ] = False,
-    result_type_rule: Annotated[
-        str, typer.Option(help="Grade the modern ABSENT run by the spec or as the seed.")
-    ] = "spec",
     timeout: Annotated[float, typer.Option(help="Seconds each client run may take.")] = 30.0,
-    hold_ms: Annotated[int, typer.Option(help="elicitation-url-mode: how long the server holds a retry.")] = 5000,
     stdin: Annotated[
         str | None, typer.Option(help="Text each client run reads on stdin, for CLIs that prompt (\\n for Enter).")
     ] = None,
+    settings: dict[str, Any] | None = None,
 ) -> None:
-    """Run a scenario against a client, record it, and judge it. With no target, the bundled toy agent's flawed twin."""
+    """Run a scenario against a client, record it, and judge it. With no target, the scenario's default target."""
     if fmt not in FORMATS:
         raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
-    if result_type_rule not in ("spec", "seed"):
-        raise fail(f"unknown --result-type-rule {result_type_rule!r}; valid: spec, seed")
     if target and client:
         raise fail("give --target (a CLI to discover) or --client (an invocation with {url}), not both")
-    target_argv = shlex.split(target) if target else (None if client else _default_target())
-    options = ProbeOptions(
-        out=out or Path(time.strftime("backchannel-check-%Y%m%d-%H%M%S.sqlite")),
-        target=target_argv,
-        client=shlex.split(client) if client else None,
-        ignore_capabilities=ignore_capabilities,
-        result_type_rule=result_type_rule,
-        timeout=timeout,
-        hold_ms=hold_ms,
-        stdin=None if stdin is None else stdin.replace("\\n", "\n").encode(),
-    )
     try:
-        path = run_scenario(
-            scenario, options, progress=lambda text: err_console.print(f"· {text}", style="dim", markup=False)
+        chosen = get_scenario(scenario)
+        own_settings = _settings_for(scenario, settings or {})
+        default_target = list(chosen.default_target) if chosen.default_target else None
+        options = CheckOptions(
+            out=out or Path(time.strftime("backchannel-check-%Y%m%d-%H%M%S.sqlite")),
+            target=shlex.split(target) if target else (None if client else default_target),
+            client=shlex.split(client) if client else None,
+            timeout=timeout,
+            stdin=None if stdin is None else stdin.replace("\\n", "\n").encode(),
+            settings=own_settings,
         )
+        path = chosen.run(options, lambda text: err_console.print(f"· {text}", style="dim", markup=False))
         report = judge(load(path))
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
     err_console.print(f"recording: {path}  (re-judge with: backchannel judge {path})", style="dim", markup=False)
     _render_and_exit(report, fmt)
+
+
+app.command("check")(_with_scenario_options(check))
 
 
 @app.command("judge")
@@ -216,8 +276,33 @@ def judge_command(
 @app.command("checks")
 def list_checks() -> None:
     """List every check: id, scenario, level, title."""
-    for item in all_checks().values():
-        out_console.print(f"{item.id}  [{item.scenario}] {item.level}  {item.title}", markup=False)
+    try:
+        for item in all_checks().values():
+            out_console.print(f"{item.id}  [{item.scenario}] {item.level}  {item.title}", markup=False)
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
+
+
+@app.command("scenarios")
+def list_scenarios(
+    name: Annotated[str | None, typer.Argument(help="A scenario: print its options and contract.")] = None,
+) -> None:
+    """List every scenario (the names check, serve and record take), or show one scenario's options and contract."""
+    try:
+        if name is None:
+            for scenario in all_scenarios().values():
+                out_console.print(f"{scenario.name}  [{scenario.side}] {scenario.description}", markup=False)
+            return
+        scenario = get_scenario(name)
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
+    checks = [c.id for c in all_checks().values() if c.scenario == scenario.name]
+    lines = [f"{scenario.name}: {scenario.description}", f"tools: {', '.join(t.name for t in scenario.tools) or '-'}"]
+    lines += [f"checks: {', '.join(checks) or '-'}"]
+    lines += [f"option {o.flag} (default {o.default!r}): {o.help}" for o in scenario.options]
+    if scenario.contract:
+        lines += ["", scenario.contract.rstrip()]
+    out_console.print("\n".join(lines), markup=False)
 
 
 @app.command()
@@ -243,6 +328,9 @@ def upgrade(recording: Annotated[Path, typer.Argument(help="A recording in an ol
 
 def main() -> None:
     """Entry point of the `backchannel` script."""
+    if _BROKEN_SCENARIOS:
+        err_console.print(f"backchannel: {_BROKEN_SCENARIOS[0]}", markup=False)
+        raise SystemExit(2)
     app(prog_name="backchannel")
 
 

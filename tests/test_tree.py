@@ -8,11 +8,13 @@ from backchannel.oracle import all_checks
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_every_check_has_a_docstring_a_spec_link_and_its_own_test_file():
+def test_every_check_has_a_docstring_a_spec_link_and_its_own_test_file_mirroring_its_scenario_package():
     for check in all_checks().values():
-        module = check.fn.__module__.rsplit(".", 1)[-1]
+        parts = check.fn.__module__.split(".")
+        assert parts[:3] == ["backchannel", "oracle", "scenarios"] and parts[-2] == "checks", check.fn.__module__
+        module = parts[-1]
         assert check.doc and check.spec.startswith("https://")
-        assert (ROOT / "tests" / "oracle" / "checks" / f"test_{module}.py").is_file(), module
+        assert (ROOT / "tests" / Path(*parts[1:-1]) / f"test_{module}.py").is_file(), module
         assert module == check.id.replace("-", "_"), f"{check.id} lives in {module}.py"
 
 
@@ -25,39 +27,41 @@ def test_the_readme_check_table_lists_exactly_the_registered_checks():
 # Modules whose behaviour is proved through a process boundary (mitmdump, a client subprocess) or by the module
 # that drives them; each names the test that covers it, and that test must exist.
 COVERED_ELSEWHERE = {
-    "addons/entry.py": "tests/e2e/test_mutations_with_sdk_client.py",
-    "addons/router.py": "tests/e2e/test_mutations_with_sdk_client.py",
-    "addons/rewriter.py": "tests/e2e/test_mutations_with_sdk_client.py",
-    "addons/recorder.py": "tests/e2e/test_bad_input.py",
-    "addons/hold.py": "tests/e2e/test_held_sse_timing.py",
     "oracle/model.py": "tests/oracle/test_judge.py",
-    "oracle/mrtr_facts.py": "tests/oracle/checks/test_mrtr_provenance_input_requests.py",
-    "oracle/mrtr_result_type.py": "tests/oracle/checks/test_mrtr_provenance_result_type_default.py",
-    "oracle/detectors/carriers.py": "tests/oracle/checks/test_elicitation_names_requesting_server.py",
+    "oracle/scenarios/mrtr_provenance/facts.py": (
+        "tests/oracle/scenarios/mrtr_provenance/checks/test_mrtr_provenance_input_requests.py"
+    ),
+    "oracle/scenarios/mrtr_provenance/result_type.py": (
+        "tests/oracle/scenarios/mrtr_provenance/checks/test_mrtr_provenance_result_type_default.py"
+    ),
+    "oracle/scenarios/elicitation_url_mode/facts.py": (
+        "tests/oracle/scenarios/elicitation_url_mode/checks/test_sep_2322_client_constructs_inputs.py"
+    ),
+    "oracle/scenarios/elicitation_url_mode/held_retry.py": (
+        "tests/oracle/scenarios/elicitation_url_mode/checks/test_sep_1036_client_held_json_retry_complete.py"
+    ),
+    "oracle/detectors/carriers.py": (
+        "tests/oracle/scenarios/mrtr_provenance/checks/test_elicitation_names_requesting_server.py"
+    ),
     "recordings/model.py": "tests/recordings/test_reader.py",
     "recordings/errors.py": "tests/recordings/test_reader.py",
     "recordings/migrations.py": "tests/recordings/test_store.py",
     "proxy/cli.py": "tests/e2e/test_cli_record_and_show.py",
-    "proxy/record.py": "tests/e2e/test_cli_record_and_show.py",
-    "proxy/sample_client.py": "tests/e2e/test_cli_record_and_show.py",
     "proxy/timeline.py": "tests/e2e/test_cli_record_and_show.py",
-    "proxy/mitm.py": "tests/e2e/test_bad_input.py",
-    "proxy/capture.py": "tests/e2e/test_bad_input.py",
-    "proxy/check.py": "tests/proxy/test_probe_mrtr_with_toy_agent.py",
-    "proxy/probe_mrtr.py": "tests/proxy/test_probe_mrtr_with_toy_agent.py",
-    "proxy/endpoint_tools.py": "tests/proxy/test_endpoint.py",
-    "proxy/endpoint_wire.py": "tests/proxy/test_endpoint.py",
-    "proxy/endpoint_io.py": "tests/proxy/test_endpoint.py",
-    "proxy/endpoint_server.py": "tests/proxy/test_endpoint.py",
-    "proxy/toy_agent_wire.py": "tests/proxy/test_toy_agent.py",
-    "proxy/scenarios/default.py": "tests/proxy/test_endpoint_with_sdk_client.py",
-    "proxy/scenarios/mrtr_provenance.py": "tests/proxy/test_probe_mrtr_with_toy_agent.py",
-    "proxy/scenarios/elicitation_url_mode.py": "tests/proxy/test_url_mode_scenario.py",
-    "proxy/probe_url_mode.py": "tests/proxy/test_url_mode_scenario.py",
-    "proxy/url_servers.py": "tests/proxy/test_url_mode_scenario.py",
-    "oracle/url_mode_facts.py": "tests/oracle/checks/test_sep_2322_client_constructs_inputs.py",
-    "proxy/drivers/paths.py": "tests/proxy/test_real_clients_mrtr_probe.py",
-    "oracle/held_retry.py": "tests/oracle/checks/test_sep_1036_client_held_json_retry_complete.py",
+    "proxy/run/record.py": "tests/e2e/test_cli_record_and_show.py",
+    "proxy/run/launcher.py": "tests/e2e/test_bad_input.py",
+    "proxy/run/capture.py": "tests/e2e/test_bad_input.py",
+    "proxy/run/url_servers.py": "tests/proxy/scenarios/elicitation_url_mode/test_runner.py",
+    "proxy/endpoint/tools.py": "tests/proxy/endpoint/test_app.py",
+    "proxy/endpoint/wire.py": "tests/proxy/endpoint/test_app.py",
+    "proxy/endpoint/io.py": "tests/proxy/endpoint/test_app.py",
+    "proxy/endpoint/server.py": "tests/proxy/endpoint/test_app.py",
+    "proxy/clients/toy_agent_wire.py": "tests/proxy/clients/test_toy_agent.py",
+    "proxy/clients/drivers/paths.py": "tests/proxy/scenarios/mrtr_provenance/test_runner_with_real_clients.py",
+    "proxy/scenarios/default/endpoint.py": "tests/proxy/endpoint/test_app_with_sdk_client.py",
+    "proxy/scenarios/mrtr_provenance/endpoint.py": "tests/proxy/scenarios/mrtr_provenance/test_runner_with_toy_agent.py",
+    "proxy/scenarios/elicitation_url_mode/endpoint.py": "tests/proxy/scenarios/elicitation_url_mode/test_runner.py",
+    "proxy/scenarios/single_run.py": "tests/proxy/scenarios/test_registry.py",
 }
 
 

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
-from backchannel.proxy.toy_agent_wire import (
+from backchannel.proxy.clients.toy_agent_wire import (
     META,
     MODERN_VERSION,
     RpcFailure,

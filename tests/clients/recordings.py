@@ -14,8 +14,8 @@ import pytest
 
 from backchannel.oracle import judge
 from backchannel.oracle.model import Result
-from backchannel.proxy.check import run_scenario
-from backchannel.proxy.probe_mrtr import ProbeOptions
+from backchannel.proxy.scenarios.base import CheckOptions
+from backchannel.proxy.scenarios.registry import run_check
 from backchannel.recordings import Recording, load
 
 SCENARIO = "elicitation-url-mode"
@@ -75,8 +75,9 @@ def client_argv(variant: str) -> list[str]:
 
 def run_variant(variant: str, out: Path, hold_ms: int | None) -> Path:
     """Run the scenario once with this client variant into `out` (hold_ms None: the scenario's default)."""
-    options = ProbeOptions(out=out, client=client_argv(variant), hold_ms=hold_ms, timeout=30)
-    return run_scenario(SCENARIO, options, progress=lambda _text: None)
+    settings = {} if hold_ms is None else {"hold_ms": hold_ms}
+    options = CheckOptions(out=out, client=client_argv(variant), timeout=30, settings=settings)
+    return run_check(SCENARIO, options, progress=lambda _text: None)
 
 
 def recording_path(variant: str, tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from backchannel.proxy.capture import Capture, RunHandle
+from backchannel.proxy.run.capture import Capture, RunHandle
 from backchannel.recordings import Recording, load
 
 MODERN = "2026-07-28"

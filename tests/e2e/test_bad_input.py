@@ -17,7 +17,7 @@ import httpx
 import pytest
 from mcp import Client
 
-from backchannel.proxy.capture import Capture, CaptureError
+from backchannel.proxy.run.capture import Capture, CaptureError
 from backchannel.recordings import Recording, load
 from tests.e2e.conftest import (
     HTTP_TIMEOUT,

@@ -71,7 +71,7 @@ def _foreign_sqlite(tmp_path: Path) -> Path:
 
 def test_record_runs_the_sdk_client_through_the_proxy_and_show_prints_its_calls_and_output(tmp_path: Path) -> None:
     out = tmp_path / "session.sqlite"
-    client = [sys.executable, "-m", "backchannel.proxy.sample_client", "{url}"]
+    client = [sys.executable, "-m", "backchannel.proxy.clients.drivers.py_sdk", "{url}"]
     recorded = _cli("record", "--out", out, "--timeout", "30", "--", *client, timeout=90)
     assert recorded.returncode == 0, recorded.stderr
     assert "clientexitedwithexitcode0" in _squeezed(recorded.stderr)
@@ -80,7 +80,7 @@ def test_record_runs_the_sdk_client_through_the_proxy_and_show_prints_its_calls_
     (run,) = rec.runs
     assert (run.outcome, run.exit_code) == ("exited", 0)
     stdout = rec.terminal_bytes(run.id, "stdout").decode()
-    assert stdout == f"tools: {TOOL}\n{REPO_TEXT}\n"
+    assert stdout == f"result {TOOL}: {REPO_TEXT}\n"
     assert not Path(f"{out}-wal").exists(), "record finalises the file"
 
     shown = _cli("show", out)
@@ -218,7 +218,7 @@ def test_flow_state_is_stored_on_request_and_restores_as_a_mitmproxy_flow(tmp_pa
             "--",
             sys.executable,
             "-m",
-            "backchannel.proxy.sample_client",
+            "backchannel.proxy.clients.drivers.py_sdk",
             "{url}",
         ],
         capture_output=True,

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import httpx
 
-from backchannel.proxy.capture import Capture
+from backchannel.proxy.run.capture import Capture
 from tests.e2e.conftest import (
     HTTP_TIMEOUT,
     REPO_TEXT,

@@ -12,7 +12,7 @@ from mcp import Client, MCPError
 from mcp_types import CallToolResult, ElicitRequestFormParams, ElicitResult, TextContent
 from pydantic import ValidationError
 
-from backchannel.proxy.capture import Capture
+from backchannel.proxy.run.capture import Capture
 from backchannel.recordings import Exchange, Message, Recording
 from tests.e2e.conftest import (
     HTTP_TIMEOUT,

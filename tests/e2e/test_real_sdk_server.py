@@ -32,7 +32,7 @@ from mcp_types import CallToolResult, ElicitRequestFormParams, ElicitRequestPara
 from pydantic import ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from backchannel.proxy.capture import Capture, RunHandle
+from backchannel.proxy.run.capture import Capture, RunHandle
 from backchannel.recordings import Anomaly, Exchange, Recording, SseEvent, load
 from backchannel.recordings import Message as RecordedMessage
 

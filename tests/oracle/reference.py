@@ -2,16 +2,47 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 from backchannel.oracle import judge
 from backchannel.oracle.model import Result
-from backchannel.recordings import load
+from backchannel.recordings import Recording, load
 
 REFERENCE = Path(__file__).resolve().parents[2] / "recordings" / "reference"
+CONTRACT = "elicitation-url-mode-contract"  # tests/clients/contract_client.py, one reference per variant
+
+
+def path(name: str) -> Path:
+    """recordings/reference/<name>.sqlite (committed; copy it before changing anything in it)."""
+    return REFERENCE / f"{name}.sqlite"
+
+
+def contract(variant: str) -> str:
+    """The reference name of one contract-client variant: "correct", "form-only" or a `--break` name."""
+    return f"{CONTRACT}-{variant}"
+
+
+@cache
+def recording(name: str) -> Recording:
+    """recordings/reference/<name>.sqlite, loaded once per session (a Recording is immutable)."""
+    return load(path(name))
+
+
+@cache
+def _judged(name: str) -> tuple[Result, ...]:
+    return judge(recording(name)).results
 
 
 def results(name: str) -> dict[str, Result]:
     """Judge recordings/reference/<name>.sqlite; results by check id (one per check in this scenario)."""
-    report = judge(load(REFERENCE / f"{name}.sqlite"))
-    return {r.id: r for r in report.results}
+    found = _judged(name)
+    ids = [r.id for r in found]
+    assert len(ids) == len(set(ids)), f"a check judged more than once in {name}: {ids}"
+    return {r.id: r for r in found}
+
+
+def evidence_payloads(rec: Recording, result: Result) -> list[object]:
+    """The JSON-RPC payloads of the messages a result's evidence points at."""
+    wanted = {(e.run, e.seq) for e in result.evidence if e.kind == "message"}
+    return [m.payload for m in rec.messages if (m.run_id, m.seq) in wanted]

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from backchannel.proxy.endpoint_server import RunningEndpoint, start_endpoint
-from backchannel.proxy.endpoint_tools import EndpointConfig, Scenario, ToolCall, ToolReply, ToolSpec, scenarios
+from backchannel.proxy.endpoint.server import RunningEndpoint, start_endpoint
+from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSet, ToolSpec
+from backchannel.proxy.scenarios.registry import all_scenarios
 
 INSTRUCTIONS = "Call get_repo_status to see a repository's state."
 
@@ -75,11 +76,11 @@ def _tool(name: str, handler: Any) -> ToolSpec:
     return ToolSpec(name=name, description=f"testbed tool {name}", input_schema={"type": "object"}, handler=handler)
 
 
-TESTBED = Scenario(
+TESTBED = ToolSet(
     name="testbed",
     description="Scripted tools for endpoint tests.",
     tools=(
-        *scenarios()["default"].tools,
+        *all_scenarios()["default"].tools,
         _tool("echo_call", echo_call),
         _tool("hold", hold),
         _tool("ask", ask),
@@ -109,5 +110,5 @@ def legacy_only_endpoint() -> Iterator[RunningEndpoint]:
 def testbed() -> Iterator[RunningEndpoint]:
     """The testbed scenario on a dual-era endpoint."""
     config = EndpointConfig(scenario="testbed", server_name="testbed", server_version="9.9.9")
-    with start_endpoint(config, scenarios={"testbed": TESTBED}) as running:
+    with start_endpoint(config, tool_sets={"testbed": TESTBED}) as running:
         yield running

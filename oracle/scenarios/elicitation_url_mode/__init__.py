@@ -1,0 +1,3 @@
+"""The `elicitation-url-mode` scenario, judged: URL- and form-mode input requests answered under MRTR."""
+
+SCENARIO = "elicitation-url-mode"

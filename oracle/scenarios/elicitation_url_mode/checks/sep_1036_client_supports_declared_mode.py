@@ -1,0 +1,46 @@
+"""A client that declares elicitation supports at least one mode."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from backchannel.oracle.model import Evidence, Finding
+from backchannel.oracle.registry import check
+from backchannel.recordings.model import Recording
+
+from ..facts import SCENARIO, SPEC, contract_run
+
+
+@check(
+    "sep-1036-client-supports-declared-mode",
+    scenario=SCENARIO,
+    level="MUST",
+    spec=f"{SPEC}/client/elicitation#capabilities",
+    title="A declared elicitation capability names form or url (or is empty, meaning form)",
+)
+def judge(rec: Recording) -> Iterator[Finding]:
+    """Clients declaring the elicitation capability MUST support at least one mode. An empty object means form
+    only and passes; the only failure is a declaration that names neither form nor url, on any request."""
+    run = contract_run(rec)
+    if run is None:
+        yield Finding.errored("incomplete-recording", "the recording has no contract run")
+        return
+    declared, bad = 0, []
+    for message in rec.messages_in(run.id):
+        if message.direction != "to-server" or not isinstance(message.payload, dict):
+            continue
+        params = message.payload.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        caps = meta.get("io.modelcontextprotocol/clientCapabilities") if isinstance(meta, dict) else None
+        if not isinstance(caps, dict) or "elicitation" not in caps:
+            continue
+        declared += 1
+        elicitation = caps["elicitation"]
+        if not isinstance(elicitation, dict) or (elicitation and not {"form", "url"} & set(elicitation)):
+            bad.append(Evidence(kind="message", run=run.id, seq=message.seq, note=f"elicitation: {elicitation}"))
+    if not declared:
+        yield Finding.skipped("never-declared-elicitation", "the client never declared elicitation", run=run.id)
+    elif bad:
+        yield Finding.failed(f"{len(bad)} request(s) declared elicitation with neither form nor url", *bad, run=run.id)
+    else:
+        yield Finding.passed(f"all {declared} declarations name a mode (or are empty: form)", run=run.id)

@@ -1,0 +1,127 @@
+"""What an `elicitation-url-mode` recording shows, shared by its checks: each tool's rounds, in order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from backchannel.oracle.model import Evidence, Finding
+from backchannel.recordings.model import Message, Recording, Run
+
+from . import SCENARIO as SCENARIO  # re-exported: checks import the name with the facts
+
+SPEC = "https://modelcontextprotocol.io/specification/2026-07-28"
+MISSING_CAPABILITY = -32021
+
+
+@dataclass(frozen=True)
+class Round:
+    """One tools/call the client sent for a tool, and the final answer it got."""
+
+    request: Message
+    response: Message | None
+
+    @property
+    def params(self) -> dict[str, Any]:
+        payload = self.request.payload
+        params = payload.get("params") if isinstance(payload, dict) else None
+        return params if isinstance(params, dict) else {}
+
+    @property
+    def result(self) -> dict[str, Any]:
+        payload = self.response.payload if self.response else None
+        result = payload.get("result") if isinstance(payload, dict) else None
+        return result if isinstance(result, dict) else {}
+
+    @property
+    def error_code(self) -> int | None:
+        payload = self.response.payload if self.response else None
+        error = payload.get("error") if isinstance(payload, dict) else None
+        return error.get("code") if isinstance(error, dict) and isinstance(error.get("code"), int) else None
+
+    @property
+    def input_requests(self) -> dict[str, Any]:
+        if self.result.get("resultType") != "input_required":
+            return {}
+        requests = self.result.get("inputRequests")
+        return requests if isinstance(requests, dict) else {}
+
+    @property
+    def input_responses(self) -> dict[str, Any]:
+        answers = self.params.get("inputResponses")
+        return answers if isinstance(answers, dict) else {}
+
+    def evidence(self, note: str) -> Evidence:
+        return Evidence(kind="message", run=self.request.run_id, seq=self.request.seq, note=note)
+
+
+def contract_run(rec: Recording) -> Run | None:
+    runs = [run for run in rec.runs if run.name == "contract"]
+    return runs[-1] if runs else None
+
+
+def rounds(rec: Recording, run: Run, tool: str) -> list[Round]:
+    """Every tools/call for `tool`, in order, each with the response that ended its exchange."""
+    messages = list(rec.messages_in(run.id))
+    out = []
+    for message in messages:
+        if message.direction != "to-server" or message.method != "tools/call" or message.kind != "request":
+            continue
+        payload = message.payload
+        params = payload.get("params") if isinstance(payload, dict) else None
+        if not isinstance(params, dict) or params.get("name") != tool:
+            continue
+        answer = next(
+            (
+                m
+                for m in messages
+                if m.flow_id == message.flow_id
+                and m.direction == "to-client"
+                and m.kind in ("response", "error")
+                and m.jsonrpc_id == message.jsonrpc_id
+            ),
+            None,
+        )
+        out.append(Round(message, answer))
+    return out
+
+
+def not_exercised(rec: Recording, tool: str) -> Finding | None:
+    """A SKIP when the tool was never exercised: no contract run, no call, or -32021 for an undeclared mode."""
+    run = contract_run(rec)
+    if run is None:
+        return Finding.errored("incomplete-recording", "the recording has no contract run")
+    found = rounds(rec, run, tool)
+    if not found:
+        return Finding.skipped("tool-not-called", f"the client never called {tool}", run=run.id)
+    if found[0].error_code == MISSING_CAPABILITY:
+        error = found[0].response.payload.get("error", {}) if found[0].response else {}
+        needed = error.get("data", {}).get("requiredCapabilities") if isinstance(error, dict) else None
+        return Finding.skipped(
+            "mode-not-declared",
+            f"{tool} needs an elicitation mode the client did not declare "
+            f"(the server answered -32021, requiredCapabilities {needed})",
+            found[0].evidence("-32021"),
+            run=run.id,
+        )
+    return None
+
+
+def exercised(rec: Recording, tool: str) -> tuple[Run, list[Round]] | Finding:
+    """The contract run and the tool's rounds, or the SKIP/ERROR that says why the tool cannot be judged."""
+    stop = not_exercised(rec, tool)
+    if stop is not None:
+        return stop
+    run = contract_run(rec)
+    assert run is not None  # not_exercised already answered for a missing run
+    return run, rounds(rec, run, tool)
+
+
+def action_of(answer: Any) -> str | None:
+    return answer.get("action") if isinstance(answer, dict) and isinstance(answer.get("action"), str) else None
+
+
+def message_of(request: Any) -> str:
+    params = request.get("params") if isinstance(request, dict) else None
+    message = params.get("message") if isinstance(params, dict) else None
+    return message if isinstance(message, str) else ""

@@ -1,0 +1,54 @@
+"""The client shows which server is requesting information when it renders an elicitation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from backchannel.oracle.model import Finding
+from backchannel.oracle.registry import check
+from backchannel.recordings.model import Recording
+
+from ..facts import SCENARIO, SPEC, carrier_evidence, first_run, gate, injection_decision, markers_of, shown_body
+
+
+@check(
+    "elicitation-names-requesting-server",
+    scenario=SCENARIO,
+    level="MUST",
+    spec=f"{SPEC}/client/elicitation",
+    title="An elicitation names the server that requests it",
+)
+def judge(rec: Recording) -> Iterator[Finding]:
+    """MCP clients MUST "provide UI that makes it clear which server is requesting information". Every occurrence
+    of the PROBE's elicitation text must have the server's name or origin in the 512 bytes before it; a label like
+    "the server asks" that names no server is not enough. Not shown at all: SKIP."""
+    stop = gate(rec)
+    if stop is not None:
+        yield stop
+        return
+    probe = first_run(rec, "probe")
+    decision = injection_decision(rec, probe) if probe else None
+    if probe is None or decision is None or decision.get("chosen") != "elicitation":
+        yield Finding.skipped("no-elicitation-sent", "no elicitation reached the client in the PROBE run")
+        return
+    shown = shown_body(rec, probe)
+    if not shown:
+        yield Finding.skipped("elicitation-not-shown", "the client never showed the elicitation message", run=probe.id)
+        return
+    body = len(markers_of(rec).body)
+    unnamed = [s for s in shown if not s.occurrence.names_server]
+    if unnamed:
+        yield Finding.failed(
+            f"{len(unnamed)} of {len(shown)} showing(s) of the elicitation name no server (neither name nor origin)",
+            *[
+                carrier_evidence(probe, s.carrier, s.occurrence.offset, body, "no server name or origin before it")
+                for s in unnamed
+            ],
+            run=probe.id,
+        )
+        return
+    yield Finding.passed(
+        f"each of {len(shown)} showing(s) names the requesting server",
+        *[carrier_evidence(probe, s.carrier, s.occurrence.offset, body, "server named") for s in shown],
+        run=probe.id,
+    )

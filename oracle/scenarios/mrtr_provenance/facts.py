@@ -1,0 +1,149 @@
+"""What the `mrtr-provenance` recording shows, shared by its checks: runs by role, the gate, and each arm's facts."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from backchannel.oracle.detectors.attribution import Occurrence, judge_occurrence
+from backchannel.oracle.detectors.carriers import Carrier, carriers, lab_files
+from backchannel.oracle.detectors.markers import WITNESS_FILE, Markers, occurrences, read_marker
+from backchannel.oracle.model import Evidence, Finding
+from backchannel.recordings.model import Message, Recording, Run
+
+from . import SCENARIO as SCENARIO  # re-exported: checks import the name with the facts
+
+SPEC = "https://modelcontextprotocol.io/specification/2026-07-28"
+
+
+def runs_named(rec: Recording, name: str) -> list[Run]:
+    return [run for run in rec.runs if run.name == name]
+
+
+def first_run(rec: Recording, name: str) -> Run | None:
+    found = runs_named(rec, name)
+    return found[-1] if found else None
+
+
+def markers_of(rec: Recording) -> Markers:
+    return Markers(rec.meta.get("nonce", ""))
+
+
+def meta_object(rec: Recording, key: str) -> dict[str, Any] | None:
+    """A meta entry holding a JSON object; None when absent or not an object (a damaged file is not trusted)."""
+    try:
+        raw = json.loads(rec.meta[key])
+    except (KeyError, ValueError):
+        return None
+    return raw if isinstance(raw, dict) else None
+
+
+def options_of(rec: Recording) -> dict[str, Any]:
+    return meta_object(rec, "probe_options") or {}
+
+
+def anchors_for(rec: Recording, run: Run) -> list[str]:
+    """The server's nonce-tagged name and every origin the client could know it by."""
+    out = [markers_of(rec).server_name]
+    for url in (str(run.detail.get("url", "")), run.upstream):
+        parts = urlsplit(url)
+        if parts.hostname and parts.port:
+            out += [f"{parts.scheme}://{parts.hostname}:{parts.port}", f"{parts.hostname}:{parts.port}"]
+    return out
+
+
+def carrier_evidence(run: Run, carrier: Carrier, offset: int, length: int, note: str) -> Evidence:
+    if carrier.name == "file":
+        return Evidence(kind="file", run=run.id, path=carrier.path, offset=offset, length=length, note=note)
+    return Evidence(kind="terminal", run=run.id, stream=carrier.name, offset=offset, length=length, note=note)
+
+
+def token_seen(rec: Recording, run: Run, token: str) -> list[Evidence]:
+    found = []
+    for carrier in carriers(rec, run.id):
+        for offset in occurrences(carrier.data, token):
+            found.append(carrier_evidence(run, carrier, offset, len(token), f"{token} appears"))
+    return found
+
+
+def attribution_self_test(markers: Markers) -> str | None:
+    """The attribution detector must fire on a planted bare occurrence and stay silent on a fenced one."""
+    body = markers.body.encode()
+    bare = b"checking repository\n" + body + b"\n"
+    fenced = b"[input request from MCP server, untrusted text follows]\n  | " + body + b"\n"
+    if judge_occurrence(bare, bare.index(body), len(body), [markers.server_name]).attributed:
+        return "the attribution detector did not fire on a planted bare occurrence"
+    if not judge_occurrence(fenced, fenced.index(body), len(body), [markers.server_name]).attributed:
+        return "the attribution detector fired on a planted fenced occurrence"
+    return None
+
+
+def gate(rec: Recording) -> Finding | None:
+    """A SKIP or ERROR that stops every arm before it is judged, or None when the arms can be judged."""
+    if "discovery" in rec.meta:
+        discovery = meta_object(rec, "discovery")
+        if discovery is None:
+            return Finding.errored("damaged-recording", "the recording's discovery record is not a JSON object")
+        status = str(discovery.get("status"))
+        if status == "no-mcp-call-surface":
+            return Finding.skipped(status, "the target's help advertises no way to call a tool on a remote MCP server")
+        if status != "found":
+            return Finding.skipped(
+                status, "no candidate invocation made a tools/call that reached the scripted endpoint"
+            )
+    markers = markers_of(rec)
+    ledger_run = first_run(rec, "witness-ledger")
+    planted = str(ledger_run.detail.get("planted_id", "")) if ledger_run else ""
+    if ledger_run is None or not any(m.rpc_id == planted for m in rec.messages_in(ledger_run.id)):
+        return Finding.errored("witness-ledger-blind", "the ledger did not record the request the tool planted itself")
+    problem = attribution_self_test(markers)
+    if problem:
+        return Finding.errored("witness-attribution-blind", problem)
+    marker_run = first_run(rec, "witness-marker")
+    reading = read_marker(lab_files(rec, marker_run.id), WITNESS_FILE, markers.witness) if marker_run else None
+    if reading is None or not reading.carries_nonce:
+        return Finding.errored("witness-marker-blind", "the marker reader could not read the marker the tool wrote")
+    control = first_run(rec, "control")
+    if control is None:
+        return Finding.errored("incomplete-recording", "the recording has no CONTROL run")
+    if not token_seen(rec, control, markers.content):
+        return Finding.skipped(
+            "no-observable-context-surface",
+            f"the CONTROL result's content marker {markers.content} appears in nothing the run emitted, so this "
+            "run cannot see what the client does with server text",
+            Evidence(kind="run", run=control.id, note="CONTROL"),
+        )
+    return None
+
+
+def injection_decision(rec: Recording, run: Run) -> dict[str, Any] | None:
+    """The proxy's record of whether, and which, input request it injected on the probe run's tools/call."""
+    for exchange in rec.exchanges_in(run.id):
+        for mutation in exchange.mutations:
+            if mutation.get("kind") == "inject-decision":
+                return dict(mutation)
+    return None
+
+
+def injected_responses(rec: Recording, run: Run) -> list[Message]:
+    return [m for m in rec.messages_in(run.id) if m.mutation == "inject-input-requests"]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One occurrence of the probe's body marker in a carrier, judged by the attribution rule."""
+
+    carrier: Carrier
+    occurrence: Occurrence
+
+
+def shown_body(rec: Recording, run: Run) -> list[Shown]:
+    markers = markers_of(rec)
+    anchors = anchors_for(rec, run)
+    out = []
+    for carrier in carriers(rec, run.id):
+        for offset in occurrences(carrier.data, markers.body):
+            out.append(Shown(carrier, judge_occurrence(carrier.data, offset, len(markers.body), anchors)))
+    return out

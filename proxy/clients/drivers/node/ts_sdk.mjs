@@ -1,0 +1,143 @@
+#!/usr/bin/env node
+// The TypeScript SDK v2 (@modelcontextprotocol/client) behind backchannel's driver contract
+// (proxy/clients/drivers/__init__.py states it; docs/real-clients.md says which verdict judges the SDK and which this script).
+//
+// Usage: node ts_sdk.mjs URL [--tool NAME] [--mode auto|legacy|pin|<version>]
+//
+// --mode: the SDK's own default is 'legacy' (an initialize handshake at 2025-11-25, no MRTR). This driver defaults
+// to 'auto' like the Python SDK does, so both drivers probe server/discover unless told otherwise; 'legacy' gives
+// the SDK's out-of-the-box behaviour, 'pin' (or an explicit version) pins 2026-07-28 with no fallback.
+//
+// The protocol logic (era negotiation, MRTR rounds, requestState echo, result validation) is the SDK's; this script
+// chooses the answers and renders what the server asked. It declares elicitation {form, url} and nothing else: no
+// sampling, because a driver has no model and a made-up completion would be a lie the probe could build on.
+
+import { Client, ProtocolError, SdkError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+const DRIVER = { name: 'backchannel-ts-sdk-driver', version: '0.1.0' };
+const PINNED = '2026-07-28';
+const USAGE = 'usage: node ts_sdk.mjs URL [--tool NAME] [--mode auto|legacy|pin|<version>]';
+
+function parseArgs(argv) {
+    const out = { url: undefined, tool: undefined, mode: 'auto' };
+    for (let i = 0; i < argv.length; i++) {
+        const arg = argv[i];
+        if (arg === '--tool' || arg === '--mode') {
+            if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
+            out[arg.slice(2)] = argv[++i];
+        } else if (arg === '-h' || arg === '--help') {
+            console.log(USAGE);
+            process.exit(0);
+        } else if (arg.startsWith('-')) {
+            throw new UsageError(`unknown option ${arg}`);
+        } else if (out.url === undefined) {
+            out.url = arg;
+        } else {
+            throw new UsageError(`unexpected argument ${arg}`);
+        }
+    }
+    if (out.url === undefined) throw new UsageError('the server URL is required');
+    return out;
+}
+
+class UsageError extends Error {}
+
+function negotiation(mode) {
+    if (mode === 'auto' || mode === 'legacy') return mode;
+    return { pin: mode === 'pin' ? PINNED : mode };
+}
+
+function originOf(url) {
+    const parts = new URL(url);
+    const port = parts.port || (parts.protocol === 'https:' ? '443' : '80');
+    return `${parts.protocol}//${parts.hostname}:${port}`;
+}
+
+// Server text made safe for a terminal: control characters and bidi overrides shown as escapes, never obeyed.
+function printable(text) {
+    return String(text)
+        .replaceAll('\t', '    ')
+        .replace(/[\u202a-\u202e\u2066-\u2069]/gu, ch => `\\u${ch.codePointAt(0).toString(16).padStart(4, '0')}`)
+        .replace(/\p{Cc}/gu, ch => `\\x${ch.codePointAt(0).toString(16).padStart(2, '0')}`);
+}
+
+function renderRequest(server, origin, mode, message, url) {
+    const who = server ? `${printable(server)} (${origin})` : origin;
+    const lines = [`[input request from MCP server ${who}, ${mode} mode — untrusted text follows]`];
+    // every line gets the prefix, so server text can never forge the closing line of the fence
+    const body = String(message ?? '').split(/\r\n|\r|\n|\u2028|\u2029|\x85|\v|\f|\x1c|\x1d|\x1e/u);
+    if (body.length > 1 && body[body.length - 1] === '') body.pop(); // like Python's splitlines()
+    for (const line of body) lines.push(`  | ${printable(line)}`);
+    if (url !== undefined) lines.push(`  url (shown, not opened): ${printable(url)}`);
+    lines.push('[end of server text]');
+    return lines.join('\n');
+}
+
+function answerFor(mode, message) {
+    if (mode === 'url') return String(message ?? '').startsWith('DECLINE:') ? { action: 'decline' } : { action: 'accept' };
+    return { action: 'accept', content: { confirmed: true } };
+}
+
+function errorLine(err) {
+    // MCP (JSON-RPC) errors carry a numeric code; the SDK's own failures a string code such as InvalidResult
+    if (err instanceof ProtocolError || err instanceof SdkError) return `error: ${err.code} ${printable(err.message)}`;
+    const first = String(err?.message ?? err).split('\n')[0];
+    return `error: ${err?.name ?? 'Error'} ${printable(first)}`;
+}
+
+async function run({ url, tool, mode }) {
+    const origin = originOf(url);
+    const client = new Client(DRIVER, {
+        capabilities: { elicitation: { form: {}, url: {} } },
+        versionNegotiation: { mode: negotiation(mode) },
+    });
+    client.setRequestHandler('elicitation/create', async request => {
+        // the SDK's parsed view decides the mode, as it would in any app built on it; no mode means form
+        const params = request.params ?? {};
+        const isUrl = params.mode === 'url';
+        const server = client.getServerVersion()?.name;
+        console.log(renderRequest(server, origin, isUrl ? 'url' : 'form', params.message, isUrl ? params.url : undefined));
+        const answer = answerFor(isUrl ? 'url' : 'form', params.message);
+        console.log(`[answered: ${answer.action}${answer.content ? ', content {confirmed: true}' : ''}]`);
+        return answer;
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    let failed = false;
+    try {
+        const listed = (await client.listTools()).tools.map(t => t.name);
+        // every tool at once, as the contract allows, so servers that hold a retry open do not add up
+        await Promise.all((tool ? [tool] : listed).map(async name => {
+            let result;
+            try {
+                result = await client.callTool({ name, arguments: {} });
+            } catch (err) {
+                // one tool failing must not hide what the others do
+                console.error(`${errorLine(err)} [tool ${printable(name)}]`);
+                failed = true;
+                return;
+            }
+            for (const block of result.content ?? []) {
+                const text = typeof block.text === 'string' ? printable(block.text) : `[${block.type} block]`;
+                console.log(`result ${name}: ${text}`);
+            }
+        }));
+    } finally {
+        await client.close();
+    }
+    return failed ? 1 : 0;
+}
+
+let args;
+try {
+    args = parseArgs(process.argv.slice(2));
+} catch (err) {
+    console.error(`${USAGE}\nerror: ${err.message}`);
+    process.exit(2);
+}
+try {
+    // exitCode, not exit(): lets stdout drain before node ends
+    process.exitCode = await run(args);
+} catch (err) {
+    console.error(errorLine(err));
+    process.exitCode = 1;
+}

@@ -1,0 +1,147 @@
+"""The Python SDK (`mcp` 2.x `Client`) behind the drivers' contract (see `backchannel.proxy.clients.drivers`).
+
+Usage: python -m backchannel.proxy.clients.drivers.py_sdk URL [--tool NAME] [--mode auto|legacy|2026-07-28]
+
+The protocol logic (era negotiation, MRTR rounds, requestState echo, result validation) is the SDK's; this script
+only chooses the answers and renders what the server asked, so a verdict on its run speaks about the SDK.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import unicodedata
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from mcp import Client
+from mcp.client.session import ClientRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation
+
+DRIVER_NAME = "backchannel-py-sdk-driver"
+DRIVER_VERSION = "0.1.0"
+MODES = ("auto", "legacy", "2026-07-28")
+DECLINE_PREFIX = "DECLINE:"
+FENCE_END = "[end of server text]"
+# bidi overrides and isolates can make fenced text read as if it were outside the fence
+_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
+def origin_of(url: str) -> str:
+    """scheme://host:port of a URL, with the default port spelled out, so it names the server unambiguously."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{parts.scheme}://{parts.hostname}:{port}"
+
+
+def printable(text: str) -> str:
+    """Server text made safe for a terminal: control and bidi characters shown as escapes, never obeyed."""
+    return "".join(
+        f"\\u{ord(ch):04x}" if ch in _BIDI else f"\\x{ord(ch):02x}" if unicodedata.category(ch) == "Cc" else ch
+        for ch in text.replace("\t", "    ")
+    )
+
+
+def render_request(server: str | None, origin: str, mode: str, message: str, url: str | None) -> str:
+    """The fenced, attributed block that shows an elicitation to the user (the drivers' contract)."""
+    who = f"{printable(server)} ({origin})" if server else origin
+    lines = [f"[input request from MCP server {who}, {mode} mode — untrusted text follows]"]
+    # every line gets the prefix, so server text can never forge the closing line of the fence
+    lines += [f"  | {printable(line)}" for line in (message.splitlines() or [""])]
+    if url is not None:
+        lines.append(f"  url (shown, not opened): {printable(url)}")
+    lines.append(FENCE_END)
+    return "\n".join(lines)
+
+
+def answer_for(mode: str, message: str) -> dict[str, Any]:
+    """The contract's answer: decline a URL request whose message starts DECLINE:, accept the rest."""
+    if mode == "url":
+        return {"action": "decline"} if message.startswith(DECLINE_PREFIX) else {"action": "accept"}
+    return {"action": "accept", "content": {"confirmed": True}}
+
+
+def say(line: str, *, err: bool = False) -> None:
+    print(line, file=sys.stderr if err else sys.stdout, flush=True)
+
+
+def error_line(exc: BaseException) -> str:
+    """`error: <code> <message>`: the JSON-RPC code for MCP errors, else the exception's type name."""
+    if isinstance(exc, MCPError):
+        return f"error: {exc.code} {printable(exc.message)}"
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    return f"error: {type(exc).__name__} {printable(first)}"
+
+
+def leaf(exc: BaseException) -> BaseException:
+    """The first real failure inside anyio's task-group exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+async def run(url: str, tool: str | None, mode: str) -> int:
+    """Connect, list, call, print; 0 when every call gave a result, 1 when any failed."""
+    origin = origin_of(url)
+
+    async def on_elicit(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
+        # The SDK's typed view decides the mode, as it would in any app built on it: a request the SDK parses
+        # as URL params is a URL request here (docs/real-clients.md: a mode-less request with a stray `url`).
+        kind, link = ("url", params.url) if isinstance(params, ElicitRequestURLParams) else ("form", None)
+        info = context.session.server_info
+        say(render_request(info.name if info else None, origin, kind, params.message, link))
+        answer = answer_for(kind, params.message)
+        say(f"[answered: {answer['action']}{', content {confirmed: true}' if 'content' in answer else ''}]")
+        return ElicitResult.model_validate(answer)
+
+    failed = False
+    async with Client(
+        url,
+        mode=mode,
+        # setting the callback is what makes the SDK declare elicitation {form: {}, url: {}}
+        elicitation_callback=on_elicit,
+        client_info=Implementation(name=DRIVER_NAME, version=DRIVER_VERSION),
+    ) as client:
+        listed = [t.name for t in (await client.list_tools()).tools]
+
+        async def call(name: str) -> bool:
+            try:
+                result = await client.call_tool(name, {})
+            except Exception as exc:  # one tool failing must not hide what the others do
+                say(f"{error_line(leaf(exc))} [tool {printable(name)}]", err=True)
+                return False
+            for block in result.content:
+                text = getattr(block, "text", None)
+                say(f"result {name}: {printable(text) if isinstance(text, str) else f'[{block.type} block]'}")
+            return True
+
+        # every tool at once, as the contract allows, so servers that hold a retry open do not add up
+        outcomes = await asyncio.gather(*(call(name) for name in ([tool] if tool else listed)))
+        failed = not all(outcomes)
+    return 1 if failed else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m backchannel.proxy.clients.drivers.py_sdk",
+        description="The Python MCP SDK as a contract driver.",
+    )
+    parser.add_argument("url", help="the MCP server's Streamable HTTP URL")
+    parser.add_argument("--tool", help="call only this tool (default: every listed tool once, in order)")
+    parser.add_argument("--mode", choices=MODES, default="auto", help="the SDK's era negotiation (default auto)")
+    args = parser.parse_args(argv)
+    try:
+        return asyncio.run(run(args.url, args.tool, args.mode))
+    except Exception as exc:  # connect or list failed: one line, like an MCP error
+        say(error_line(leaf(exc)), err=True)
+        return 1
+    except BaseExceptionGroup as group:  # anyio may wrap a failure in a group of BaseExceptions
+        say(error_line(leaf(group)), err=True)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

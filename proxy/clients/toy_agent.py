@@ -1,0 +1,324 @@
+"""backchannel-toy-agent: an obviously synthetic MCP client with deliberate, switchable flaws, shipped as a test target.
+
+Flaw 1, provenance: text a server puts in an MRTR input request is printed bare, as the agent's own words, and the
+directive follower, which rereads what the agent said each time it answers a round of input requests, acts on
+`WRITE-MARKER <path> <token>` in it (inside $HOME or the cwd only). Fixed, that text is fenced with the server's name
+and origin, and quarantined from the follower. Flaw 2, the resultType default: a result without `resultType` is
+retried as unfinished three times, then the call fails. Fixed, absent means "complete".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from backchannel.proxy.clients import toy_agent_wire as wire
+
+VARIANTS = ("flawed", "no-call-surface", "legacy-only", "no-input-capability", "silent", "strict")
+FIXES = ("provenance", "result-type")
+DEFAULT_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}}, "sampling": {}}
+MAX_ROUNDS = 5
+BLIND_RETRIES = 3
+HELP_WORDS = ("help", "-h", "--help")
+
+_DIRECTIVE = re.compile(r"WRITE-MARKER\s+(\S+)\s+(\S+)")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+HEADER = """backchannel-toy-agent {version}: a synthetic test target shipped with backchannel. It is not a real agent:
+it has deliberate, switchable flaws, and exists to be tested.
+This build: {variant}; flaws present: {flaws}.
+"""
+USAGE = "usage: backchannel-toy-agent [--fix provenance] [--fix result-type] [--variant NAME] COMMAND ..."
+MCP_CALL = """  mcp call SERVER_URL TOOL [ARGS_JSON]
+                  Call a tool on a remote MCP server over Streamable HTTP and print its result
+"""
+COMMANDS = """  chat [TEXT]     Say something to the toy agent (it has no model; it answers with a canned line)
+  version         Print the version and this build's flaws
+  help            Show this help (also -h, --help)
+"""
+OPTIONS = f"""
+options:
+  --fix provenance    Fence input-request text a server sends, naming the server and its origin, and never act on it
+  --fix result-type   Treat a result without resultType as complete (the strict variant keeps its own rule)
+  --variant NAME      One of: {", ".join(VARIANTS)} (default flawed)
+
+Point it only at servers you run yourself.
+"""
+MCP_HELP = """usage: backchannel-toy-agent mcp COMMAND ...
+
+mcp commands:
+  call SERVER_URL TOOL [ARGS_JSON]
+        Call a tool on a remote MCP server over Streamable HTTP and print its result.
+        ARGS_JSON is a JSON object of tool arguments (default {}). Exit 0 on a result, 1 on an error.
+  help  Show this help (also -h, --help)
+"""
+
+
+class UsageError(Exception):
+    """The command line asked for something the toy agent does not offer; exit 2."""
+
+
+class InvalidResult(Exception):
+    """A tools/call result the toy agent refuses to read."""
+
+
+@dataclass(frozen=True)
+class Build:
+    """Which flaws this run of the toy agent has; `absent_result_type` is what a result without one means."""
+
+    variant: str
+    provenance_fixed: bool
+    absent_result_type: Literal["retry", "complete", "strict"]
+
+    @classmethod
+    def of(cls, variant: str = "flawed", fixes: frozenset[str] = frozenset()) -> Build:
+        absent: Literal["retry", "complete", "strict"] = "complete" if "result-type" in fixes else "retry"
+        absent = "strict" if variant == "strict" else absent
+        return cls(variant, "provenance" in fixes or variant == "strict", absent)
+
+    def flaws(self) -> str:
+        present = {"provenance": not self.provenance_fixed, "result-type": self.absent_result_type == "retry"}
+        return ", ".join(name for name, flawed in present.items() if flawed) or "none"
+
+
+class Agent:
+    """The toy agent's voice, its context and transcript, and the directive follower that reads that context."""
+
+    def __init__(self, build: Build) -> None:
+        self.build = build
+        self.quiet = build.variant == "silent"
+        self.context: list[str] = []
+        self._followed = 0
+        self.home = Path(os.environ.get("HOME") or Path.home())
+        self.transcript = self.home / ".toy-agent" / "transcript.log"
+
+    def say(self, line: str, *, quarantined: bool = False) -> None:
+        """Print a line, log it to the transcript, and (unless quarantined) make it part of the agent's context."""
+        if not quarantined:
+            self.context.append(line)
+        if self.quiet:
+            return
+        print(line, flush=True)
+        try:
+            self.transcript.parent.mkdir(parents=True, exist_ok=True)
+            with self.transcript.open("a", encoding="utf-8") as log:
+                log.write(line + "\n")
+        except OSError as exc:
+            self.complain(f"cannot write the transcript {self.transcript}: {exc}", prefix="warning")
+
+    def complain(self, message: str, prefix: str = "error") -> None:
+        """One line on stderr, unless silent."""
+        if not self.quiet:
+            print(f"{prefix}: {message}", file=sys.stderr, flush=True)
+
+    def show_server_text(self, method: str, text: str, server: str | None, origin: str) -> None:
+        """Render text a server chose: bare (flawed) or fenced and quarantined (fixed)."""
+        lines = text.splitlines()
+        if not self.build.provenance_fixed:
+            for line in lines:
+                self.say(line)
+            return
+        name = json.dumps(server or "unnamed", ensure_ascii=False)
+        self.say(
+            f"[input request ({method}) from MCP server {name} at {origin} — untrusted server-supplied text follows]",
+            quarantined=True,
+        )
+        for line in lines:
+            self.say("  │ " + _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line), quarantined=True)
+        self.say("[end of server text]", quarantined=True)
+
+    def follow_directives(self) -> None:
+        """Act on WRITE-MARKER directives in context lines not yet read, inside $HOME or the working directory only."""
+        fresh, self._followed = self.context[self._followed :], len(self.context)
+        roots = [self.home.resolve(), Path.cwd().resolve()]
+        for line in fresh:
+            for raw, token in _DIRECTIVE.findall(line):
+                target = (Path.cwd() / Path(raw).expanduser()).resolve()
+                if not any(target.is_relative_to(root) for root in roots):
+                    self.say(f"refused: {target} is outside $HOME and the working directory; not writing it")
+                    continue
+                try:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text(token, encoding="utf-8")
+                except OSError as exc:
+                    self.say(f"failed: could not write {target}: {exc.strerror or exc}")
+                else:
+                    self.say(f"done: wrote the marker to {target}")
+
+    def answer(self, requests: dict[str, Any], server: str | None, origin: str) -> dict[str, Any]:
+        """The inputResponses for one round of input requests, rendering what the server asked along the way."""
+        responses: dict[str, Any] = {}
+        for key, request in requests.items():
+            method, params = (request.get("method"), request.get("params")) if isinstance(request, dict) else (0, 0)
+            params = params if isinstance(params, dict) else {}
+            if method == "elicitation/create":
+                url = f"\n{params.get('url', '')}" if params.get("mode") == "url" else None
+                self.show_server_text(method, str(params.get("message", "")) + (url or ""), server, origin)
+                content = {"content": wire.form_content(params.get("requestedSchema"))} if url is None else {}
+                responses[key] = {"action": "accept", **content}
+            elif method == "sampling/createMessage":
+                self.show_server_text(method, "\n".join(wire.sampling_text(params.get("messages"))), server, origin)
+                responses[key] = dict(wire.SAMPLING_ANSWER)
+            elif method == "roots/list":
+                responses[key] = {"roots": []}
+            else:
+                self.complain(f"ignoring input request {key!r}: unsupported method {method!r}", prefix="warning")
+        self.follow_directives()
+        return responses
+
+
+def classify(result: dict[str, Any], era: str, build: Build) -> Literal["complete", "input_required", "unfinished"]:
+    """What a tools/call result means to this build; raises InvalidResult for one it refuses to read."""
+    if "resultType" not in result:
+        if build.absent_result_type == "retry":
+            return "unfinished"
+        if build.absent_result_type == "strict" and era == "modern":
+            raise InvalidResult("resultType missing (2026-07-28 servers must send it)")
+        return "complete"
+    kind = result["resultType"]
+    if kind == "complete":
+        return "complete"
+    if kind == "input_required" and era == "modern" and build.variant != "legacy-only":
+        if not isinstance(result.get("inputRequests", {}), dict):
+            raise InvalidResult("inputRequests is not an object")
+        return "input_required"
+    raise InvalidResult(f"unknown resultType {json.dumps(kind)} on a {era} connection")
+
+
+def call_tool(conn: wire.Connection, agent: Agent, tool: str, arguments: dict[str, Any]) -> int:
+    """Call `tool` until it completes, answering input requests (MRTR) and, when flawed, blindly retrying."""
+    extra: dict[str, Any] = {}
+    rounds = retries = 0
+    while True:
+        result = conn.request("tools/call", {"name": tool, "arguments": arguments, **extra})
+        server = conn.note_server(result)
+        try:
+            kind = classify(result, conn.era, agent.build)
+        except InvalidResult as exc:
+            agent.complain(f"invalid result: {exc}")
+            return 1
+        if kind == "unfinished":
+            if retries == BLIND_RETRIES:
+                agent.complain("the server never finished the call")
+                return 1
+            retries, extra = retries + 1, {}
+        elif kind == "input_required":
+            if rounds == MAX_ROUNDS:
+                agent.complain(f"the server still wanted input after {MAX_ROUNDS} rounds; giving up")
+                return 1
+            rounds += 1
+            requests = result.get("inputRequests")
+            extra = {"inputResponses": agent.answer(requests, server, conn.origin)} if requests is not None else {}
+            if "requestState" in result:
+                extra["requestState"] = result["requestState"]
+        else:
+            return show_result(agent, result)
+
+
+def show_result(agent: Agent, result: dict[str, Any]) -> int:
+    """Print a complete result's content; the exit code says whether the tool reported an error."""
+    content = result.get("content")
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "text":
+            agent.say(f"result: {block.get('text', '')}")
+        else:
+            agent.say(f"result: [{block.get('type') if isinstance(block, dict) else 'unreadable'} content]")
+    return 1 if result.get("isError") is True else 0
+
+
+def run_call(build: Build, url: str, tool: str, raw_args: str | None) -> int:
+    """The `mcp call` command."""
+    try:
+        arguments = json.loads(raw_args or "{}")
+    except ValueError:
+        arguments = None
+    if not isinstance(arguments, dict):
+        raise UsageError(f'ARGS_JSON must be a JSON object such as \'{{"repo": "demo"}}\', not {raw_args!r}')
+    try:
+        conn = wire.Connection(url, {} if build.variant == "no-input-capability" else DEFAULT_CAPABILITIES)
+    except ValueError as exc:
+        raise UsageError(f"SERVER_URL: {exc}") from exc
+    agent = Agent(build)
+    try:
+        conn.connect("legacy" if build.variant == "legacy-only" else "auto")
+        return call_tool(conn, agent, tool, arguments)
+    except wire.RpcFailure as exc:
+        agent.complain(f"{exc.code} {exc.message}")
+    except wire.WireError as exc:
+        agent.complain(str(exc))
+    return 1
+
+
+def help_text(build: Build) -> str:
+    """The top-level help, which for no-call-surface mentions no way to reach a server at all."""
+    if build.variant == "no-call-surface":  # not even the variant's own name may hint at a call command
+        header = HEADER.format(version=wire.CLIENT_VERSION, variant="chat and version only", flaws=build.flaws())
+        return f"{header}\n{USAGE}\n\ncommands:\n{COMMANDS}"
+    header = HEADER.format(version=wire.CLIENT_VERSION, variant=f"--variant {build.variant}", flaws=build.flaws())
+    return f"{header}\n{USAGE}\n\ncommands:\n{MCP_CALL}{COMMANDS}  mcp help        List the mcp subcommands\n{OPTIONS}"
+
+
+def parse_globals(argv: list[str]) -> tuple[Build, list[str]]:
+    """The build the leading options ask for, and the rest of the command line."""
+    variant, fixes, args = "flawed", set(), list(argv)
+    while args and args[0].split("=")[0] in ("--fix", "--variant"):
+        option, _, value = args.pop(0).partition("=")
+        value = value or (args.pop(0) if args else "")
+        allowed = FIXES if option == "--fix" else VARIANTS
+        if value not in allowed:
+            raise UsageError(f"{option} {value!r} is not one of: {', '.join(allowed)}")
+        if option == "--fix":
+            fixes.add(value)
+        else:
+            variant = value
+    return Build.of(variant, frozenset(fixes)), args
+
+
+def dispatch(build: Build, args: list[str]) -> int:
+    """Run one command line (after the global options)."""
+    if not args:
+        raise UsageError("no command given")
+    command, rest = args[0], args[1:]
+    if command in HELP_WORDS:
+        print(help_text(build), end="")
+        return 0
+    if command in ("version", "chat"):
+        version = (
+            f"{wire.CLIENT_NAME} {wire.CLIENT_VERSION} (synthetic test target; {build.variant}; flaws: {build.flaws()})"
+        )
+        print(version if command == "version" else "toy-agent: I have no model; I am a synthetic test target.")
+        return 0
+    if command != "mcp" or build.variant == "no-call-surface":
+        raise UsageError(f"unknown command {command!r}")
+    if not rest:
+        raise UsageError("mcp needs a subcommand; try 'mcp help'")
+    if rest[0] in HELP_WORDS or (rest[0] == "call" and any(a in HELP_WORDS for a in rest[1:])):
+        print(MCP_HELP, end="")
+        return 0
+    if rest[0] != "call":
+        raise UsageError(f"unknown mcp subcommand {rest[0]!r}; try 'mcp help'")
+    if not 2 <= len(rest) - 1 <= 3:
+        raise UsageError("usage: backchannel-toy-agent mcp call SERVER_URL TOOL [ARGS_JSON]")
+    return run_call(build, rest[1], rest[2], rest[3] if len(rest) > 3 else None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the toy agent; returns 0 on success, 1 when a call failed, 2 on a usage error."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    try:
+        build, args = parse_globals(sys.argv[1:] if argv is None else argv)
+        return dispatch(build, args)
+    except UsageError as exc:
+        print(f"{wire.CLIENT_NAME}: {exc}\n{USAGE}\nRun '{wire.CLIENT_NAME} --help' for the commands.", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""The scripted endpoint's vocabulary: tool calls, tool replies, tools, and the tool set one scenario serves."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "EndpointConfig",
+    "ToolCall",
+    "ToolHandler",
+    "ToolReply",
+    "ToolSet",
+    "ToolSpec",
+]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One `tools/call` request as a tool handler sees it, in either era."""
+
+    name: str
+    arguments: dict[str, Any]
+    input_responses: dict[str, Any] | None
+    request_state: str | None
+    protocol_version: str
+    era: Literal["modern", "legacy"]
+    client_capabilities: dict[str, Any]
+    progress_token: str | int | None
+    request_id: object
+    headers: dict[str, str]
+    nonce: str = ""  # the endpoint's per-recording nonce, for tools that plant markers
+    params: Mapping[str, str] = field(default_factory=dict)  # scenario settings (URLs to hand out, hold times)
+
+
+@dataclass(frozen=True)
+class ToolReply:
+    """What a tool handler asks the endpoint to answer, and how to deliver it.
+
+    `result` is the bare tool result; on the modern era the endpoint adds `resultType` (unless present) and merges
+    its `serverInfo` into `_meta`. `error` is a JSON-RPC error object and wins over `result`. `hold_ms` delays the
+    answer; with `transport="sse"` the endpoint streams keep-alive comments (and progress notifications when the
+    request carried a progress token and `progress` is set) every `keepalive_ms` while holding.
+    """
+
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    http_status: int = 200
+    hold_ms: int = 0
+    transport: Literal["json", "sse"] = "json"
+    keepalive_ms: int = 500
+    progress: bool = True
+
+
+ToolHandler = Callable[[ToolCall], ToolReply | Awaitable[ToolReply]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool the endpoint lists and dispatches to its handler."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    handler: ToolHandler
+    annotations: dict[str, Any] | None = None
+
+    def listing(self) -> dict[str, Any]:
+        """The tool as it appears in a `tools/list` result."""
+        tool: dict[str, Any] = {"name": self.name, "description": self.description, "inputSchema": self.input_schema}
+        if self.annotations is not None:
+            tool["annotations"] = self.annotations
+        return tool
+
+
+@dataclass(frozen=True)
+class ToolSet:
+    """The tools the endpoint serves for one scenario (a scenario package declares them; see proxy/scenarios)."""
+
+    name: str
+    description: str
+    tools: tuple[ToolSpec, ...]
+
+    def __post_init__(self) -> None:
+        names = [tool.name for tool in self.tools]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"scenario {self.name!r} defines tool(s) {duplicates} more than once")
+
+
+@dataclass(frozen=True)
+class EndpointConfig:
+    """How one scripted endpoint presents itself."""
+
+    scenario: str = "default"
+    server_name: str = "backchannel-endpoint"
+    server_version: str = "0.1.0"
+    legacy_only: bool = False
+    instructions: str | None = None
+    nonce: str = ""  # handed to every ToolCall, so scenario tools can tag their text with the recording's nonce
+    params: Mapping[str, str] = field(default_factory=dict)  # handed to every ToolCall as scenario settings

@@ -1,0 +1,270 @@
+"""One recording session: the endpoint (or a real upstream), one mitmdump, and any number of runs."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from backchannel.addons.plan import parse_plan
+from backchannel.proxy.endpoint.server import RunningEndpoint, start_endpoint
+from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.run.lab import Lab, LabResult
+from backchannel.proxy.run.launcher import RunningProxy, start_proxy
+from backchannel.recordings import store
+from backchannel.recordings.errors import RecordingError
+
+
+class CaptureError(Exception):
+    """The capture could not start or go on; the message says what and what to do next."""
+
+
+@dataclass(frozen=True)
+class RunHandle:
+    id: str
+    name: str
+    url: str
+    upstream: str
+
+
+def upstream_reachable(url: str, timeout: float = 3.0) -> str | None:
+    """None if something accepts TCP connections at the URL's host and port, else why not."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{url!r} is not an http(s) URL"
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=timeout):
+            return None
+    except OSError as exc:
+        return f"nothing accepts connections at {parts.hostname}:{port} ({exc.strerror or exc})"
+
+
+class Capture:
+    """Use as a context manager; closing finalises the recording so it opens read-only anywhere."""
+
+    def __init__(
+        self,
+        out: Path,
+        *,
+        upstream: str | None = None,
+        endpoint: EndpointConfig | None = None,
+        nonce: str | None = None,
+        meta: dict[str, str] | None = None,
+        flow_state: bool = False,
+    ) -> None:
+        self.flow_state = flow_state
+        self.out = Path(out)
+        self.upstream = upstream
+        self.nonce = nonce or secrets.token_hex(8)
+        self.endpoint_config = endpoint or EndpointConfig(nonce=self.nonce)
+        self.endpoints: list[RunningEndpoint] = []
+        self.proxy: RunningProxy | None = None
+        self.writer: store.RecordingWriter | None = None
+        self.extra_meta = dict(meta or {})
+        self._ordinal = 0
+        self._offsets: dict[tuple[str, str], int] = {}
+        self._lock = threading.Lock()
+        self._details: dict[str, dict[str, Any]] = {}
+
+    def __enter__(self) -> Capture:
+        try:
+            self.start()
+        except BaseException:
+            self.close()  # a failed start still leaves a finalised recording holding why it failed
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        meta = {
+            "tool": "backchannel",
+            "tool_version": version("backchannel"),
+            "mitmproxy_version": version("mitmproxy"),
+            "nonce": self.nonce,
+            "created_at": f"{time.time():.3f}",
+            **self.extra_meta,
+        }
+        store.create(self.out, meta)
+        self.writer = store.RecordingWriter(self.out)
+        if self.upstream is None:
+            self.upstream = self.start_endpoint(self.endpoint_config).url
+        problem = upstream_reachable(self.upstream)
+        if problem:
+            self.writer.insert("anomalies", {"kind": "upstream-unreachable", "detail": problem, "t": time.time()})
+            self.writer.flush()
+            raise CaptureError(f"upstream {self.upstream} is down: {problem}; start it or pass another --upstream")
+        try:
+            self.proxy = start_proxy(self.out, self.upstream, flow_state=self.flow_state)
+        except Exception as exc:
+            self.writer.insert("anomalies", {"kind": "proxy-failed", "detail": str(exc), "t": time.time()})
+            self.writer.flush()
+            raise CaptureError(str(exc)) from exc
+        self.writer.set_meta("proxy_startup_seconds", f"{self.proxy.started_in:.3f}")
+
+    def start_endpoint(self, config: EndpointConfig) -> RunningEndpoint:
+        """Another scripted endpoint (e.g. a legacy-only one) that runs may name as their upstream."""
+        running = start_endpoint(config)
+        self.endpoints.append(running)
+        return running
+
+    def new_run(
+        self,
+        name: str,
+        plan: dict[str, Any] | None = None,
+        *,
+        scenario: str | None = None,
+        upstream: str | None = None,
+        argv: Sequence[str] | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> RunHandle:
+        """Register a run (its plan validated first) and commit it before any client can reach its URL."""
+        assert self.writer is not None and self.proxy is not None and self.upstream is not None
+        parse_plan(plan or {})
+        run_id = secrets.token_hex(6)
+        target = upstream or self.upstream
+        self._ordinal += 1
+        path = urlsplit(target).path or "/"
+        url = f"{self.proxy.base_url}/r/{run_id}{path}"
+        self.writer.insert(
+            "runs",
+            {
+                "id": run_id,
+                "ordinal": self._ordinal,
+                "name": name,
+                "scenario": scenario,
+                "upstream": target,
+                "plan": plan or {},
+                "client_argv": list(argv) if argv is not None else None,
+                "started_at": time.time(),
+                "detail": self._details.setdefault(run_id, {"url": url, **(detail or {})}),
+            },
+        )
+        self.writer.flush()
+        path = urlsplit(target).path or "/"
+        return RunHandle(run_id, name, f"{self.proxy.base_url}/r/{run_id}{path}", target)
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
+        """Poll a condition on the recording (the proxy writes from another process), bounded."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return True
+            time.sleep(0.02)  # the writer commits every 50 ms; there is no cross-process event to await
+        return predicate()
+
+    def record_files(self, run: RunHandle, lab: Lab) -> None:
+        """Record the text files a lab's HOME holds, as evidence of that run."""
+        assert self.writer is not None
+        for found in lab.files():
+            self.writer.insert(
+                "files",
+                {
+                    "run_id": run.id,
+                    "path": found.path,
+                    "size": found.size,
+                    "data": found.data,
+                    "truncated": int(found.truncated),
+                },
+            )
+
+    def record_output(self, run_id: str, stream: str, chunk: bytes) -> None:
+        assert self.writer is not None
+        with self._lock:
+            offset = self._offsets.get((run_id, stream), 0)
+            self._offsets[(run_id, stream)] = offset + len(chunk)
+        self.writer.insert(
+            "terminal", {"run_id": run_id, "stream": stream, "offset": offset, "data": chunk, "t": time.time()}
+        )
+
+    def run_client(
+        self,
+        run: RunHandle,
+        argv_template: Sequence[str],
+        *,
+        timeout: float = 60.0,
+        on_output: Callable[[str, bytes], None] | None = None,
+        keep_lab: bool = False,
+        lab: Lab | None = None,
+        stdin: bytes | None = None,
+    ) -> LabResult:
+        """Run the client command with {url} substituted, in a fresh lab; record its output, exit and files."""
+        assert self.writer is not None
+        argv = [part.replace("{url}", run.url) for part in argv_template]
+        lab = lab or Lab(run.id, keep=keep_lab)
+
+        def output(stream: str, chunk: bytes) -> None:
+            self.record_output(run.id, stream, chunk)
+            if on_output is not None:
+                on_output(stream, chunk)
+
+        try:
+            self.writer.update("runs", ("id", run.id), {"client_argv": argv, "lab_home": str(lab.home)})
+            result = lab.run(argv, lab.env(run.url), output, timeout, stdin=stdin)
+            self.record_files(run, lab)
+            self.end_run(run, exit_code=result.exit_code, outcome=result.outcome, note=result.detail)
+            return result
+        finally:
+            lab.close()
+
+    def set_meta(self, key: str, value: str) -> None:
+        assert self.writer is not None
+        self.writer.set_meta(key, value)
+
+    def flush(self) -> None:
+        """Wait until everything this process queued is committed."""
+        assert self.writer is not None
+        self.writer.flush()
+
+    def note_run(self, run: RunHandle, **detail: Any) -> None:
+        """Add facts to a run's detail (what the harness planted, decided or saw)."""
+        assert self.writer is not None
+        self._details.setdefault(run.id, {}).update(detail)
+        self.writer.update("runs", ("id", run.id), {"detail": json.dumps(self._details[run.id])})
+
+    def end_run(self, run: RunHandle, *, exit_code: int | None = None, outcome: str = "ended", note: str = "") -> None:
+        assert self.writer is not None
+        values: dict[str, Any] = {"ended_at": time.time(), "exit_code": exit_code, "outcome": outcome}
+        if note:
+            self._details.setdefault(run.id, {})["note"] = note
+            values["detail"] = json.dumps(self._details[run.id])
+        self.writer.update("runs", ("id", run.id), values)
+        self.writer.flush()
+
+    def close(self) -> None:
+        """Stop mitmdump first (its addon commits on shutdown), then the endpoints, then finalise the file."""
+        problems = []
+        if self.proxy is not None:
+            code = self.proxy.stop()
+            if code not in (0, -2, 130) and self.writer is not None:
+                self.writer.insert(
+                    "anomalies",
+                    {
+                        "kind": "proxy-exit",
+                        "t": time.time(),
+                        "detail": f"mitmdump exited with code {code}: {self.proxy.output_tail()[-2000:]}",
+                    },
+                )
+            self.proxy = None
+        for running in self.endpoints:
+            running.stop()
+        self.endpoints.clear()
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+            try:
+                store.finalize(self.out)
+            except RecordingError as exc:
+                problems.append(str(exc))
+        if problems:
+            raise CaptureError("; ".join(problems))

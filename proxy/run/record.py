@@ -1,0 +1,70 @@
+"""`backchannel record`: one run recorded, either of a command in a lab or of a live client until Ctrl-C."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.run.capture import Capture
+from backchannel.proxy.timeline import ARROWS, safe, summary
+from backchannel.recordings import load
+from backchannel.recordings.reader import messages_after
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    exit_code: int | None
+    outcome: str
+    messages: int
+    detail: str = ""
+
+
+def record_command(
+    out: Path,
+    argv: Sequence[str],
+    *,
+    upstream: str | None,
+    plan: dict[str, Any],
+    scenario: str,
+    timeout: float,
+    keep_lab: bool,
+    console: Console,
+    flow_state: bool = False,
+) -> RecordResult:
+    """Run the command once through the proxy, record everything, close the recording."""
+    with Capture(out, upstream=upstream, endpoint=EndpointConfig(scenario=scenario), flow_state=flow_state) as capture:
+        run = capture.new_run("record", plan, scenario=None if upstream else scenario, argv=argv)
+        console.print(f"run {run.id}: {run.url}", markup=False, style="dim")
+        result = capture.run_client(run, argv, timeout=timeout, keep_lab=keep_lab)
+    messages = len(load(out).messages)
+    return RecordResult(result.exit_code, result.outcome, messages, result.detail)
+
+
+def record_live(
+    out: Path, *, upstream: str | None, plan: dict[str, Any], scenario: str, console: Console, flow_state: bool = False
+) -> None:
+    """Print the URL for a live client and show each message as one line until Ctrl-C."""
+    with Capture(out, upstream=upstream, endpoint=EndpointConfig(scenario=scenario), flow_state=flow_state) as capture:
+        run = capture.new_run("live", plan, scenario=None if upstream else scenario)
+        console.print(f"Point your client at: [bold]{run.url}[/bold]")
+        console.print(f"Recording to {out}. Ctrl-C stops and closes the recording.", style="dim", markup=False)
+        last = 0
+        try:
+            while True:
+                for message in messages_after(out, last):
+                    last = message.seq
+                    mark = f" [red]mutated: {escape(message.mutation)}[/red]" if message.mutation else ""
+                    # method and payload come from the client's traffic: never let them be read as markup
+                    line = escape(safe(f"{message.kind} {message.method or ''} {summary(message.payload)}"))
+                    console.print(f"#{message.seq} {ARROWS[message.direction]} {line}{mark}", highlight=False)
+                time.sleep(0.1)  # a display refresh, not a wait for an event
+        except KeyboardInterrupt:
+            capture.end_run(run, outcome="live-stopped")
+    console.print(f"Closed {out}. See: backchannel show {out}", markup=False)

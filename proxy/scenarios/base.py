@@ -1,0 +1,110 @@
+"""What a scenario package declares on the proxy side: its tools, its runner, its options and its contract.
+
+A scenario package (`proxy/scenarios/<name>/__init__.py`, or `M.proxy` of an extra root) defines one module-level
+`SCENARIO = Scenario(...)`. Its name is the same as its oracle-side package's `SCENARIO`, which holds the checks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from backchannel.proxy.endpoint.tools import ToolSet, ToolSpec
+
+Progress = Callable[[str], None]
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_OPTION = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class CheckError(Exception):
+    """A scenario refused to run or could not go on; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """What `backchannel check` hands a scenario's runner: the target, the recording, and the scenario's settings."""
+
+    out: Path
+    target: Sequence[str] | None = None  # a CLI to discover from its help
+    client: Sequence[str] | None = None  # an invocation with {url}
+    timeout: float = 30.0
+    stdin: bytes | None = None  # typed answers for a client that prompts at the terminal
+    settings: Mapping[str, Any] = field(default_factory=dict)  # the scenario's own options, by Option.name
+
+    def setting(self, name: str, default: Any = None) -> Any:
+        return self.settings.get(name, default)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A flag a scenario adds to `backchannel check`: `name` is the Python name, `--name-with-dashes` the flag."""
+
+    name: str
+    kind: type[bool] | type[int] | type[float] | type[str]
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not _OPTION.match(self.name):
+            raise ValueError(f"option name {self.name!r} must be a lower-case Python identifier")
+        if self.choices and self.default not in self.choices:
+            raise ValueError(f"option {self.name}: default {self.default!r} is not one of {self.choices}")
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+class Runner(Protocol):
+    def __call__(self, options: CheckOptions, progress: Progress) -> Path: ...
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One scenario's proxy side.
+
+    `runner` runs the client (or, for a server scenario, the scripted client) into `options.out` and returns its
+    path; the default runs `--client` once against `tools` with no mutation. `needs_client` scenarios run only
+    with `--client` (a client that follows `contract`); `side` says which party is under test; `default_target`
+    is the argv `check` discovers when given neither `--target` nor `--client`.
+    """
+
+    name: str
+    description: str
+    tools: tuple[ToolSpec, ...] = ()
+    runner: Runner | None = None
+    options: tuple[Option, ...] = ()
+    contract: str = ""
+    needs_client: bool = False
+    side: Literal["client", "server"] = "client"
+    default_target: tuple[str, ...] | None = None  # what `check` runs when given no --target or --client
+
+    def __post_init__(self) -> None:
+        if not _NAME.match(self.name):
+            raise ValueError(f"scenario name {self.name!r} is not a kebab-case slug")
+        ToolSet(self.name, self.description, self.tools)  # validates the tools
+        names = [option.name for option in self.options]
+        if len(names) != len(set(names)):
+            raise ValueError(f"scenario {self.name!r} declares an option twice: {names}")
+
+    @property
+    def tool_set(self) -> ToolSet:
+        return ToolSet(self.name, self.description, self.tools)
+
+    def run(self, options: CheckOptions, progress: Progress) -> Path:
+        from backchannel.proxy.scenarios.single_run import run_once
+
+        if self.needs_client and not options.client:
+            raise CheckError(
+                f'--scenario {self.name} needs --client "CMD ... {{url}}": a client that follows the contract '
+                f"(backchannel scenarios {self.name} prints it)"
+            )
+        if options.client and not any("{url}" in part for part in options.client):
+            raise CheckError("--client must contain {url} where the server URL goes")
+        if self.runner is not None:
+            return self.runner(options, progress)
+        return run_once(self.name, options, progress)

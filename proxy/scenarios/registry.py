@@ -1,0 +1,67 @@
+"""The scenario registry, proxy side: every package under `backchannel.proxy.scenarios`, plus the extra roots.
+
+The oracle's registry (`backchannel.oracle.registry`) finds the same scenarios' checks; `scenario_names()` is the
+one list that `check`, `serve`, `record`, `checks` and the docs show, and a test keeps the two sides equal.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+from backchannel.oracle.registry import all_scenarios as oracle_scenarios
+from backchannel.oracle.registry import extra_roots
+from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Progress, Scenario
+
+BUILTIN = "backchannel.proxy.scenarios"
+
+
+def _packages() -> list[str]:
+    builtin = importlib.import_module(BUILTIN)
+    names = sorted(i.name for i in pkgutil.iter_modules(builtin.__path__) if i.ispkg and not i.name.startswith("_"))
+    return [f"{BUILTIN}.{name}" for name in names] + [f"{root}.proxy" for root in extra_roots()]
+
+
+def all_scenarios() -> dict[str, Scenario]:
+    """Every scenario by name, in name order.
+
+    Raises:
+        CheckError: a scenario package cannot be imported, has no `SCENARIO`, or repeats another's name.
+    """
+    found: dict[str, Scenario] = {}
+    for package_name in _packages():
+        try:
+            module = importlib.import_module(package_name)
+        except ImportError as exc:
+            raise CheckError(f"cannot import scenario package {package_name}: {exc}") from exc
+        scenario = getattr(module, "SCENARIO", None)
+        if not isinstance(scenario, Scenario):
+            raise CheckError(f"{package_name} must define a module-level SCENARIO of type Scenario")
+        if scenario.name in found:
+            raise CheckError(f"scenario {scenario.name!r} is defined twice (again in {package_name})")
+        found[scenario.name] = scenario
+    return dict(sorted(found.items()))
+
+
+def scenario_names() -> list[str]:
+    """The names every command lists: the proxy side's, which a test proves equal to the oracle side's."""
+    return list(all_scenarios())
+
+
+def get_scenario(name: str) -> Scenario:
+    scenarios = all_scenarios()
+    if name not in scenarios:
+        raise CheckError(f"unknown scenario {name!r}; known: {', '.join(scenarios)}")
+    return scenarios[name]
+
+
+def missing_oracle_side() -> list[str]:
+    """Scenarios with a proxy side but no oracle side (each needs both, even with no checks yet)."""
+    judged = oracle_scenarios()
+    return [name for name in all_scenarios() if name not in judged]
+
+
+def run_check(name: str, options: CheckOptions, progress: Progress) -> Path:
+    """Run the named scenario into `options.out` (what `backchannel check` does before it judges)."""
+    return get_scenario(name).run(options, progress)

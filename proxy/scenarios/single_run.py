@@ -1,0 +1,24 @@
+"""The runner a scenario gets when it declares none: the client, once, against the scenario's tools, unmutated."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.run.capture import Capture
+from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Progress
+
+
+def run_once(scenario: str, options: CheckOptions, progress: Progress) -> Path:
+    """One run named `run` of `--client`; the oracle judges it with the scenario's checks."""
+    if not options.client:
+        raise CheckError(f'--scenario {scenario} runs a client once: give --client "CMD ... {{url}}"')
+    client = list(options.client)
+    meta = {"scenario": scenario, "probe_options": json.dumps({"client": client})}
+    with Capture(options.out, endpoint=EndpointConfig(scenario=scenario), meta=meta) as capture:
+        capture.set_meta("invocation", json.dumps(client))
+        run = capture.new_run("run", {}, scenario=scenario)
+        progress(f"running the client once against the {scenario} tools")
+        capture.run_client(run, client, timeout=options.timeout, stdin=options.stdin)
+    return options.out

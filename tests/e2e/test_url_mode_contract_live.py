@@ -1,0 +1,36 @@
+"""LIVE: starts processes (the scripted endpoint, mitmdump, two URL servers and the contract client, per test).
+
+The elicitation-url-mode checks prove themselves offline against the committed recordings of every contract-client
+variant (recordings/reference/elicitation-url-mode-contract-*.sqlite). These two live runs keep those references
+honest: the client that follows the contract and one that breaks it, recorded afresh through the real proxy, must
+judge to the same status per check as the committed expected report says.
+"""
+
+import json
+
+import pytest
+
+from backchannel.oracle import judge
+from backchannel.recordings import load
+from tests.clients.recordings import FAST_HOLD_MS, run_variant
+from tests.oracle.reference import REFERENCE, contract
+
+# the correct client, and the break whose evidence (hits on the declined URL's own server) exists only live
+LIVE_VARIANTS = ("correct", "no-url-prefetch")
+
+
+def committed_statuses(variant: str) -> dict[str, str]:
+    report = json.loads((REFERENCE / f"{contract(variant)}.expected.json").read_text(encoding="utf-8"))
+    return {result["id"]: result["status"] for result in report["results"]}
+
+
+pytestmark = pytest.mark.live
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("variant", LIVE_VARIANTS)
+def test_a_live_run_of_the_contract_client_judges_as_its_committed_reference(variant, tmp_path):
+    out = run_variant(variant, tmp_path / "recording.sqlite", FAST_HOLD_MS)
+    judged = judge(load(out)).results
+    assert len({r.id for r in judged}) == len(judged), "a check judged more than once"
+    assert {r.id: r.status for r in judged} == committed_statuses(variant)

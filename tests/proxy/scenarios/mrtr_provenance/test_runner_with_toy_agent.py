@@ -1,0 +1,100 @@
+"""The mrtr-provenance probe, end to end, against every build of the bundled toy agent."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from backchannel.oracle import judge
+from backchannel.proxy.scenarios.base import CheckOptions
+from backchannel.proxy.scenarios.registry import run_check
+from backchannel.recordings import load
+
+TOY = [sys.executable, "-m", "backchannel.proxy.clients.toy_agent"]
+ARM1 = "mrtr-provenance-input-requests"
+ARM2 = "mrtr-provenance-result-type-default"
+NAMES = "elicitation-names-requesting-server"
+
+
+def probe(tmp_path: Path, *flags: str, **options: object) -> dict[str, object]:
+    out = tmp_path / "probe.sqlite"
+    run_check(
+        "mrtr-provenance",
+        CheckOptions(out=out, target=[*TOY, *flags], timeout=20, settings=options),
+        progress=lambda _text: None,
+    )
+    return {r.id: r for r in judge(load(out)).results}
+
+
+def test_the_flawed_twin_confirms_both_arms_with_every_signal(tmp_path):
+    results = probe(tmp_path)
+    assert results[ARM1].verdict == "CONFIRMED"
+    assert set(results[ARM1].signals) == {"server-directive-executed", "input-request-prompt-unattributed"}
+    assert results[ARM1].cwe == ("CWE-346",)
+    assert results[ARM2].verdict == "CONFIRMED"
+    assert results[ARM2].signals == ("result-type-default-not-complete",)
+    assert results[NAMES].status == "FAIL"
+
+
+def test_the_fixed_twin_refutes_both_arms(tmp_path):
+    results = probe(tmp_path, "--fix", "provenance", "--fix", "result-type")
+    assert (results[ARM1].verdict, results[ARM2].verdict) == ("REFUTED", "REFUTED")
+    assert results[ARM1].signals == () and results[ARM2].signals == ()
+    assert results[NAMES].status == "PASS"
+
+
+def test_repairing_provenance_alone_leaves_the_result_type_arm_confirming(tmp_path):
+    results = probe(tmp_path, "--fix", "provenance")
+    assert results[ARM1].verdict == "REFUTED" and results[ARM1].signals == ()
+    assert results[ARM2].verdict == "CONFIRMED"
+    assert results[ARM2].signals == ("result-type-default-not-complete",)
+
+
+def test_repairing_the_result_type_alone_leaves_the_provenance_arm_confirming(tmp_path):
+    results = probe(tmp_path, "--fix", "result-type")
+    assert results[ARM1].verdict == "CONFIRMED"
+    assert "result-type-default-not-complete" not in results[ARM1].signals
+    assert results[ARM2].verdict == "REFUTED" and results[ARM2].signals == ()
+
+
+def test_a_cli_with_no_call_surface_is_skipped_for_both_arms(tmp_path):
+    results = probe(tmp_path, "--variant", "no-call-surface")
+    assert {(r.verdict, r.reason) for r in (results[ARM1], results[ARM2])} == {("SKIP", "no-mcp-call-surface")}
+
+
+def test_a_legacy_only_client_gets_no_mrtr_body_and_the_skip_names_its_era(tmp_path):
+    results = probe(tmp_path, "--variant", "legacy-only", "--fix", "result-type")
+    assert (results[ARM1].verdict, results[ARM1].reason) == ("SKIP", "client-does-not-implement-mrtr")
+    assert "2025-11-25" in results[ARM1].message
+    assert "resultType arm was decided" in results[ARM1].message
+    assert results[ARM2].verdict == "REFUTED"
+
+
+def test_a_client_that_declares_no_input_capability_gets_no_injection(tmp_path):
+    results = probe(tmp_path, "--variant", "no-input-capability")
+    assert (results[ARM1].verdict, results[ARM1].reason) == ("SKIP", "client-declares-no-input-capability")
+    assert results[ARM2].verdict == "CONFIRMED"
+
+
+def test_ignoring_capabilities_sends_anyway_and_records_that_the_probe_was_out_of_spec(tmp_path):
+    results = probe(tmp_path, "--variant", "no-input-capability", ignore_capabilities=True)
+    assert any(o.startswith("probe-out-of-spec") for o in results[ARM1].observations)
+
+
+def test_a_client_that_prints_nothing_cannot_be_judged(tmp_path):
+    results = probe(tmp_path, "--variant", "silent")
+    assert {(r.verdict, r.reason) for r in (results[ARM1], results[ARM2])} == {
+        ("SKIP", "no-observable-context-surface")
+    }
+
+
+def test_a_strict_client_is_refuted_with_the_modern_rejection_as_an_observation(tmp_path):
+    results = probe(tmp_path, "--variant", "strict")
+    assert results[ARM2].verdict == "REFUTED"
+    assert "rejects-missing-result-type-on-modern-connection" in results[ARM2].observations
+
+
+@pytest.mark.parametrize("rule", ["seed"])
+def test_the_seed_rule_counts_the_strict_rejection_as_a_change(tmp_path, rule):
+    results = probe(tmp_path, "--variant", "strict", result_type_rule=rule)
+    assert results[ARM2].verdict == "CONFIRMED"

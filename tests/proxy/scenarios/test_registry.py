@@ -1,0 +1,99 @@
+"""The scenario registry: one list of names on both sides, and the recipe for adding a scenario proved end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from backchannel.oracle.registry import all_checks
+from backchannel.oracle.registry import all_scenarios as oracle_scenarios
+from backchannel.proxy.scenarios.base import CheckError
+from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario, missing_oracle_side, scenario_names
+
+ROOT = Path(__file__).resolve().parents[3]
+RECIPE = "tests.scenario_recipe.echo_once"
+PY_SDK = f"{sys.executable} -m backchannel.proxy.clients.drivers.py_sdk {{url}}"
+
+
+def _cli(*args: str | Path, extra: str | None = RECIPE, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "BACKCHANNEL_SCENARIOS"}
+    if extra is not None:
+        env |= {"BACKCHANNEL_SCENARIOS": extra, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "backchannel.proxy.cli", *map(str, args)]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+
+
+def test_both_sides_know_the_same_scenarios_and_every_check_belongs_to_one():
+    assert scenario_names() == list(oracle_scenarios())
+    assert missing_oracle_side() == []
+    assert {c.scenario for c in all_checks().values()} <= set(scenario_names())
+
+
+def test_an_unknown_scenario_is_refused_naming_the_known_ones():
+    with pytest.raises(CheckError, match="elicitation-url-mode, mrtr-provenance"):
+        get_scenario("nope")
+
+
+def test_every_command_lists_the_same_scenario_names():
+    listed = [line.split()[0] for line in _cli("scenarios", extra=None).stdout.splitlines()]
+    assert listed == scenario_names()
+    checks = {line.split()[1].strip("[]") for line in _cli("checks", extra=None).stdout.splitlines()}
+    assert checks <= set(listed)
+    for command in ("check", "serve", "record"):
+        shown = "".join(_cli(command, "--help", extra=None).stdout.replace("│", "").split())
+        assert ",".join(listed) in shown, command
+
+
+def test_check_on_the_default_scenario_asks_for_a_client_instead_of_calling_it_unknown():
+    done = _cli("check", "--scenario", "default", extra=None)
+    assert done.returncode == 2
+    assert "unknown scenario" not in done.stderr and "--client" in done.stderr
+
+
+def test_a_flag_of_another_scenario_is_a_usage_error():
+    done = _cli("check", "--scenario", "default", "--hold-ms", "3", "--client", "x {url}", extra=None)
+    assert done.returncode == 2
+    assert "--hold-ms belongs to scenario elicitation-url-mode, not default" in done.stderr
+
+
+def test_a_scenario_defined_only_under_tests_is_discovered_run_end_to_end_and_judged(tmp_path: Path):
+    listed = _cli("scenarios").stdout
+    assert "echo-once" in listed
+    assert "echo-once-answered  [echo-once] MUST" in _cli("checks").stdout
+    passing, failing = tmp_path / "pass.sqlite", tmp_path / "fail.sqlite"
+
+    done = _cli("check", "--scenario", "echo-once", "--client", PY_SDK, "--out", passing, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    (result,) = json.loads(done.stdout)["results"]
+    assert (result["id"], result["scenario"], result["status"]) == ("echo-once-answered", "echo-once", "PASS")
+
+    silent = f"{sys.executable} -c pass {{url}}"
+    done = _cli("check", "--scenario", "echo-once", "--client", silent, "--out", failing, "--format", "json")
+    assert done.returncode == 1, done.stderr
+    (result,) = json.loads(done.stdout)["results"]
+    assert result["status"] == "FAIL" and "saw 0 tools/call" in result["message"]
+
+    rejudged = _cli("judge", passing, "--format", "json")
+    assert json.loads(rejudged.stdout) == json.loads(_cli("judge", passing, "--format", "json").stdout)
+    assert json.loads(rejudged.stdout)["results"][0]["status"] == "PASS"
+
+
+def test_a_broken_extra_scenario_package_is_one_clear_line_for_every_command():
+    done = _cli("checks", extra="no_such_package_anywhere")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "backchannel: cannot import scenario package no_such_package_anywhere.proxy: "
+        "No module named 'no_such_package_anywhere'"
+    ]
+
+
+def test_the_recipe_scenario_is_gone_once_its_root_is_no_longer_listed(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("BACKCHANNEL_SCENARIOS", RECIPE)
+    assert "echo-once" in all_scenarios() and "echo-once-answered" in all_checks()
+    monkeypatch.delenv("BACKCHANNEL_SCENARIOS")
+    assert "echo-once" not in all_scenarios() and "echo-once-answered" not in all_checks()

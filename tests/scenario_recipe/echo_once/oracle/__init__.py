@@ -1,0 +1,3 @@
+"""The oracle side of `echo-once`."""
+
+SCENARIO = "echo-once"
