@@ -1,5 +1,8 @@
-"""The elicitation-url-mode scenario end to end with the contract client: each variant run through the recording
-proxy against the scripted endpoint, then judged offline by the scenario's nine checks."""
+"""The elicitation-url-mode scenario end to end with the contract client.
+
+Every variant was run through the recording proxy against the scripted endpoint and committed as a reference
+(scripts/make-reference-recordings); these tests judge those files. Only the timing test runs live here, with the
+default five-second holds; tests/e2e/test_url_mode_contract_live.py re-records two variants and compares."""
 
 import time
 
@@ -8,15 +11,16 @@ import pytest
 from backchannel.oracle import all_checks, judge
 from backchannel.recordings import load
 from tests.clients.contract_client import BREAKS
-from tests.clients.recordings import BREAK_FAILS, CHECKS, SCENARIO, URL_CHECKS, recording, results, run_variant
+from tests.clients.recordings import BREAK_FAILS, CHECKS, SCENARIO, URL_CHECKS, run_variant
+from tests.oracle.reference import contract, recording, results
 
 WALL_LIMIT_S = 15.0
 MARGIN_S = 3.0  # fail while there is still headroom, not at the limit itself
 DEFAULT_HOLD_S = 5.0
 
 
-def statuses(variant: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return {check: result.status for check, result in results(variant, tmp_path_factory).items()}
+def statuses(variant: str) -> dict[str, str]:
+    return {check: result.status for check, result in results(contract(variant)).items()}
 
 
 def test_the_scenario_has_exactly_the_nine_checks_and_every_break_names_its_own():
@@ -25,26 +29,26 @@ def test_the_scenario_has_exactly_the_nine_checks_and_every_break_names_its_own(
     assert {check for failed in BREAK_FAILS.values() for check in failed} == CHECKS
 
 
-def test_the_contract_client_passes_all_nine_checks(tmp_path_factory):
-    found = results("correct", tmp_path_factory)
+def test_the_contract_client_passes_all_nine_checks():
+    found = results(contract("correct"))
     assert set(found) == CHECKS
     assert {check: r.status for check, r in found.items() if r.status != "PASS"} == {}
-    [run] = recording("correct", tmp_path_factory).runs
+    [run] = recording(contract("correct")).runs
     assert (run.name, run.exit_code) == ("contract", 0)
 
 
 @pytest.mark.parametrize("variant", sorted(BREAK_FAILS))
-def test_each_break_fails_exactly_its_own_checks_and_passes_the_rest(variant, tmp_path_factory):
-    got = statuses(variant, tmp_path_factory)
+def test_each_break_fails_exactly_its_own_checks_and_passes_the_rest(variant):
+    got = statuses(variant)
     assert set(got) == CHECKS
     expected = {check: "FAIL" if check in BREAK_FAILS[variant] else "PASS" for check in CHECKS}
     assert got == expected
-    [run] = recording(variant, tmp_path_factory).runs
+    [run] = recording(contract(variant)).runs
     assert run.exit_code == 0  # the client made its one mistake and carried on
 
 
-def test_a_form_only_client_is_skipped_on_the_url_checks_and_never_failed(tmp_path_factory):
-    found = results("form-only", tmp_path_factory)
+def test_a_form_only_client_is_skipped_on_the_url_checks_and_never_failed():
+    found = results(contract("form-only"))
     assert set(found) == CHECKS
     assert {check: (r.status, r.reason) for check, r in found.items() if check in URL_CHECKS} == {
         check: ("SKIP", "mode-not-declared") for check in URL_CHECKS
@@ -54,14 +58,14 @@ def test_a_form_only_client_is_skipped_on_the_url_checks_and_never_failed(tmp_pa
     }
 
 
-def test_the_early_closer_fails_both_held_checks(tmp_path_factory):
-    got = statuses("held-both", tmp_path_factory)
+def test_the_early_closer_fails_both_held_checks():
+    got = statuses("held-both")
     assert got["sep-1036-client-held-json-retry-complete"] == "FAIL"
     assert got["sep-1036-client-held-sse-retry-complete"] == "FAIL"
 
 
-def test_every_tools_call_carries_a_progress_token_and_the_held_sse_retry_gets_progress(tmp_path_factory):
-    rec = recording("correct", tmp_path_factory)
+def test_every_tools_call_carries_a_progress_token_and_the_held_sse_retry_gets_progress():
+    rec = recording(contract("correct"))
     calls = [m.payload for m in rec.messages if m.direction == "to-server" and m.method == "tools/call"]
     tokens = [call["params"]["_meta"].get("progressToken") for call in calls]
     assert all(tokens) and len(set(tokens)) == len(tokens)
@@ -69,13 +73,14 @@ def test_every_tools_call_carries_a_progress_token_and_the_held_sse_retry_gets_p
     assert progressed and progressed <= set(tokens)
 
 
-def test_the_held_sse_breaker_closes_only_after_a_keep_alive_reached_it(tmp_path_factory):
-    rec = recording("held-sse", tmp_path_factory)
+def test_the_held_sse_breaker_closes_only_after_a_keep_alive_reached_it():
+    rec = recording(contract("held-sse"))
     [closed] = [x for x in rec.exchanges if x.error]
     kinds = [e.kind for e in rec.sse_events if e.flow_id == closed.flow_id]
     assert "comment" in kinds
 
 
+@pytest.mark.live
 def test_the_whole_scenario_with_the_default_five_second_holds_finishes_well_inside_fifteen_seconds(tmp_path):
     began = time.monotonic()
     out = run_variant("correct", tmp_path / "default-hold.sqlite", hold_ms=None)

@@ -1,0 +1,37 @@
+"""The README's command table says what the CLI does: every command, every flag, no more and no less."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import typer.main
+
+from backchannel.proxy.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+ROW = re.compile(r"^\| `backchannel ([a-z-]+)([^`]*)` \|", re.MULTILINE)
+
+
+def _table() -> dict[str, set[str]]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return {name: set(re.findall(r"--[a-z][a-z-]*", rest)) for name, rest in ROW.findall(readme)}
+
+
+def _cli() -> dict[str, set[str]]:
+    group = typer.main.get_command(app)
+    flags: dict[str, set[str]] = {}
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        opts = {o for p in command.params for o in p.opts if o.startswith("--")}
+        flags[name] = opts - {"--help"}
+    return flags
+
+
+def test_the_readme_command_table_lists_exactly_the_cli_commands():
+    assert set(_table()) == set(_cli())
+
+
+def test_each_readme_command_row_names_exactly_the_flags_the_cli_takes():
+    table, cli = _table(), _cli()
+    for name in cli:
+        assert table[name] == cli[name], f"backchannel {name}: README {sorted(table[name])} vs CLI {sorted(cli[name])}"
