@@ -1,7 +1,16 @@
-"""A loopback helper inside the mitmdump process that holds a response open as SSE while the real answer waits.
+"""A loopback relay inside the mitmdump process, for mutations that need a clock on the response side.
 
-mitmproxy can only stream bytes that arrive from an upstream, so a held SSE response needs an upstream that
-emits keep-alives on a clock: the Rewriter points the flow here, and this server fetches the real upstream.
+mitmproxy can only stream bytes that arrive from an upstream, and its stream callable is synchronous, so a
+response that must wait (a hold, a delay) needs an upstream that emits on a clock: the Rewriter points the flow
+here with a ticket, and this server fetches the real upstream. Two modes:
+
+- hold (ticket.hold_ms set): answer SSE at once, with `:` keep-alives every keepalive_ms (and progress events when
+  the request carried a progressToken) until both the hold is over and the upstream answered, then the answer.
+- relay: pass the upstream's answer on unchanged, as it streams: the head `delay_ms` after it arrived, then the
+  body, with `between_events_ms` before each SSE event after the first.
+
+Every item this server makes itself is counted in `ticket.made` before its bytes are written; they all come
+before the first upstream byte, so the Rewriter marks the stream's first `made` items as the proxy's own.
 """
 
 from __future__ import annotations
@@ -16,12 +25,16 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from .sse import SseLineSplitter
 from .transforms import KEEPALIVE, progress_event, sse_event
+
+_HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
+_READ = 65536
 
 
 @dataclass
 class HoldTicket:
-    """Everything needed to answer one held request."""
+    """Everything needed to answer one relayed request."""
 
     upstream: str  # scheme://host:port
     path: str
@@ -36,22 +49,61 @@ class HoldTicket:
     upstream_headers: list[tuple[str, str]] = field(default_factory=list)
     upstream_body: bytes | None = None
     upstream_error: str | None = None
+    # relay mode (hold=False): pass the answer on, late and paced
+    hold: bool = True
+    delay_ms: int = 0
+    between_events_ms: int = 0
+    made: int = 0  # SSE items this server made itself so far; they precede every upstream byte
+
+
+def _connection(ticket: HoldTicket) -> http.client.HTTPConnection:
+    parts = urlsplit(ticket.upstream)
+    host = parts.hostname or "127.0.0.1"
+    if parts.scheme == "https":
+        return http.client.HTTPSConnection(host, parts.port or 443, timeout=300)
+    return http.client.HTTPConnection(host, parts.port or 80, timeout=300)
+
+
+def _request(conn: http.client.HTTPConnection, ticket: HoldTicket) -> http.client.HTTPResponse:
+    headers = {k: v for k, v in ticket.headers if k.lower() not in ("host", "content-length", "connection")}
+    conn.request("POST", ticket.path, body=ticket.body, headers=headers)
+    response = conn.getresponse()
+    ticket.upstream_status = response.status
+    ticket.upstream_headers = list(response.getheaders())
+    return response
 
 
 def _fetch(ticket: HoldTicket) -> None:
-    parts = urlsplit(ticket.upstream)
-    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=300)
+    conn = _connection(ticket)
     try:
-        headers = {k: v for k, v in ticket.headers if k.lower() not in ("host", "content-length", "connection")}
-        conn.request("POST", ticket.path, body=ticket.body, headers=headers)
-        response = conn.getresponse()
-        ticket.upstream_status = response.status
-        ticket.upstream_headers = list(response.getheaders())
-        ticket.upstream_body = response.read()
+        ticket.upstream_body = _request(conn, ticket).read()
     except (OSError, http.client.HTTPException) as exc:
         ticket.upstream_error = f"{type(exc).__name__}: {exc}"
     finally:
         conn.close()
+
+
+def _stream(ticket: HoldTicket, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | None]) -> None:
+    """Fetch the upstream in a thread, handing the head (b"") and then each body chunk to the event loop."""
+    conn = _connection(ticket)
+    body = bytearray()
+    try:
+        response = _request(conn, ticket)
+        loop.call_soon_threadsafe(queue.put_nowait, b"")
+        while chunk := response.read1(_READ):
+            body += chunk
+            loop.call_soon_threadsafe(queue.put_nowait, chunk)
+    except (OSError, http.client.HTTPException) as exc:
+        ticket.upstream_error = f"{type(exc).__name__}: {exc}"
+    finally:
+        ticket.upstream_body = bytes(body)
+        conn.close()
+        loop.call_soon_threadsafe(queue.put_nowait, None)
+
+
+def _error_event(ticket: HoldTicket, reason: str) -> bytes:
+    error = {"code": -32603, "message": f"backchannel hold: the upstream failed: {reason}"}
+    return sse_event(json.dumps({"jsonrpc": "2.0", "id": ticket.request_id, "error": error}, separators=(",", ":")))
 
 
 class HoldServer:
@@ -87,11 +139,11 @@ class HoldServer:
                     length = int(value.strip() or 0)
             if length:
                 await reader.readexactly(length)
-            ticket = self.tickets.get(path.rsplit("/", 1)[-1])
+            ticket = self.tickets.pop(path.rsplit("/", 1)[-1], None)
             if ticket is None:
                 writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 return
-            await self._hold(ticket, writer)
+            await (self._hold(ticket, writer) if ticket.hold else self._relay(ticket, writer))
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ValueError):
             return  # the proxy side went away; the Recorder sees the flow's error
         finally:
@@ -121,8 +173,10 @@ class HoldServer:
             if time.monotonic() >= next_tick and not (time.monotonic() >= deadline and fetch.done()):
                 tick += 1
                 next_tick += interval
+                ticket.made += 1  # counted before written: the Rewriter may see the bytes at once
                 writer.write(KEEPALIVE)
                 if ticket.progress_token is not None:
+                    ticket.made += 1
                     writer.write(progress_event(ticket.progress_token, tick))
                 await writer.drain()
         writer.write(self._final(ticket))
@@ -136,7 +190,77 @@ class HoldServer:
             return body
         if ticket.upstream_error is None and body:
             return sse_event(body.decode("utf-8", "replace"))
-        reason = ticket.upstream_error or f"upstream answered HTTP {ticket.upstream_status} with no body"
-        error = {"code": -32603, "message": f"backchannel hold: the upstream failed: {reason}"}
-        note = json.dumps({"jsonrpc": "2.0", "id": ticket.request_id, "error": error}, separators=(",", ":"))
-        return sse_event(note)
+        return _error_event(
+            ticket, ticket.upstream_error or f"upstream answered HTTP {ticket.upstream_status} with no body"
+        )
+
+    async def _relay(self, ticket: HoldTicket, writer: asyncio.StreamWriter) -> None:
+        queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        # the thread ends on its own when the upstream's body does, even if the proxy side went away meanwhile
+        fetch = asyncio.ensure_future(asyncio.to_thread(_stream, ticket, asyncio.get_running_loop(), queue))
+        if await queue.get() is None:  # no head: the upstream could not be reached
+            error = {"code": -32603, "message": f"backchannel relay: the upstream failed: {ticket.upstream_error}"}
+            body = json.dumps({"jsonrpc": "2.0", "id": ticket.request_id, "error": error}).encode()
+            writer.write(
+                b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                + b"Content-Length: %d\r\n\r\n" % len(body)
+                + body
+            )
+            await fetch
+            return
+        if ticket.delay_ms:
+            await asyncio.sleep(ticket.delay_ms / 1000)
+        writer.write(_relay_head(ticket))
+        await writer.drain()
+        ctype = dict((k.lower(), v) for k, v in ticket.upstream_headers).get("content-type", "")
+        if ticket.between_events_ms and ctype.lower().startswith("text/event-stream"):
+            await _paced(queue, writer, ticket.between_events_ms / 1000)
+        else:
+            while (chunk := await queue.get()) is not None:
+                writer.write(chunk)
+                await writer.drain()
+        await fetch
+
+
+def _relay_head(ticket: HoldTicket) -> bytes:
+    """The upstream's status and headers, framed by close: its own framing does not survive the relay."""
+    chunked = any(k.lower() == "transfer-encoding" for k, _ in ticket.upstream_headers)
+    lines = [f"HTTP/1.1 {ticket.upstream_status} {http.client.responses.get(ticket.upstream_status or 0, '')}"]
+    for name, value in ticket.upstream_headers:
+        if name.lower() in _HOP_BY_HOP or (chunked and name.lower() == "content-length"):
+            continue
+        lines.append(f"{name}: {value}")
+    lines.append("Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+async def _paced(queue: asyncio.Queue[bytes | None], writer: asyncio.StreamWriter, gap_s: float) -> None:
+    """Write an SSE body event by event, `gap_s` before each event after the first; lines outside events at once."""
+    split = SseLineSplitter()
+    block: list[bytes] = []  # the lines of the event being read
+    has_fields = False
+    events = 0
+    while True:
+        chunk = await queue.get()
+        lines = split.feed(chunk) if chunk is not None else ([rest] if (rest := split.flush()) else [])
+        for line in lines:
+            body = line.rstrip(b"\r\n")
+            if body and not has_fields and body[:1] == b":":
+                writer.write(line)  # a comment between events is not an event: it passes at once
+                continue
+            block.append(line)
+            has_fields = has_fields or bool(body)
+            if body or not has_fields:
+                continue
+            if events:
+                await writer.drain()
+                await asyncio.sleep(gap_s)
+            events += 1
+            writer.write(b"".join(block))
+            block, has_fields = [], False
+        await writer.drain()
+        if chunk is None:
+            if block:
+                writer.write(b"".join(block))  # an event cut off at the end goes out as it came
+                await writer.drain()
+            return

@@ -1,15 +1,21 @@
-"""The mutation plan: what the Rewriter does to one run's traffic, given as data and validated up front."""
+"""The mutation plan: what the Rewriter does to one run's traffic, given as data, parsed once into typed mutations.
+
+The JSON format: {"mutations": [{"kind": ..., "match": {"method": ..., "name": ...}, "times": N, ...kind's own
+members}]}. Each kind's members are parsed by its own class (addons/mutations/<kind>.py), found by the registry.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-KINDS = ("drop-result-type", "inject-input-requests", "hold", "json-to-sse", "error")
+from .mutations import kinds
+from .mutations.base import MutationKind, PlanError
 
+__all__ = ["KINDS", "Match", "Mutation", "Plan", "PlanError", "describe_plan", "parse_plan"]
 
-class PlanError(ValueError):
-    """A plan that cannot be applied; the message names the mutation and the field."""
+KINDS = tuple(kinds())
+_COMMON = ("kind", "match", "times")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,16 +35,27 @@ class Match:
                 return False
         return True
 
+    def describe(self) -> str:
+        parts = [self.method or "any method"] + ([self.name] if self.name is not None else [])
+        return " ".join(parts) if self.method or self.name else "every request"
+
 
 @dataclass(frozen=True, slots=True)
 class Mutation:
-    """One entry of a plan."""
+    """One entry of a plan: where it applies, how often, and its kind's typed parameters and behaviour."""
 
     index: int
-    kind: str
     match: Match
     times: int | None  # apply to at most this many matching requests; None: all
-    params: dict[str, Any] = field(default_factory=dict)
+    params: MutationKind
+
+    @property
+    def kind(self) -> str:
+        return self.params.NAME
+
+    def describe(self) -> str:
+        times = "" if self.times is None else f", {self.times} time{'s' if self.times != 1 else ''}"
+        return f"#{self.index} {self.kind} on {self.match.describe()}{times}: {self.params.describe()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,71 +65,58 @@ class Plan:
     def for_request(self, request: dict[str, Any]) -> tuple[Mutation, ...]:
         return tuple(m for m in self.mutations if m.match.matches(request))
 
+    def describe(self) -> list[str]:
+        """One human line per mutation, for `show`."""
+        return [m.describe() for m in self.mutations] or ["(no mutations)"]
+
 
 def _require(cond: bool, where: str, what: str) -> None:
     if not cond:
         raise PlanError(f"{where}: {what}")
 
 
-def _check_params(where: str, kind: str, raw: dict[str, Any]) -> None:
-    if kind == "inject-input-requests":
-        if "byCapability" in raw:
-            options = raw["byCapability"]
-            _require(isinstance(options, list) and bool(options), where, "byCapability must be a non-empty list")
-            for n, option in enumerate(options):
-                _require(
-                    isinstance(option, dict) and option.get("capability") in ("elicitation", "sampling", "roots"),
-                    where,
-                    f"byCapability[{n}].capability must be elicitation, sampling or roots",
-                )
-                _check_params(f"{where} byCapability[{n}]", kind, {"inputRequests": option.get("inputRequests")})
-            return
-        requests = raw.get("inputRequests")
-        if not isinstance(requests, dict) or not requests:
-            raise PlanError(f"{where}: inputRequests must be a non-empty object")
-        for key, value in requests.items():
-            _require(
-                isinstance(value, dict) and isinstance(value.get("method"), str),
-                where,
-                f"inputRequests.{key} must be an object with a string method",
-            )
-    elif kind == "hold":
-        _require(isinstance(raw.get("ms", 0), int) and raw.get("ms", 0) >= 0, where, "ms must be a whole number >= 0")
-        _require(raw.get("as", "json") in ("json", "sse"), where, "as must be 'json' or 'sse'")
-        keepalive = raw.get("keepaliveMs", 500)
-        _require(isinstance(keepalive, int) and keepalive > 0, where, "keepaliveMs must be a whole number > 0")
-    elif kind == "error":
-        error = raw.get("error")
-        _require(
-            isinstance(error, dict) and isinstance(error.get("code"), int) and isinstance(error.get("message"), str),
-            where,
-            "error must be an object with an integer code and a string message",
-        )
-        _require(isinstance(raw.get("status", 400), int), where, "status must be an HTTP status number")
+def _mutation(index: int, item: Any) -> Mutation:
+    where = f"plan mutation {index}"
+    _require(isinstance(item, dict), where, "must be an object")
+    known = kinds()
+    kind = item.get("kind")
+    cls = known.get(kind) if isinstance(kind, str) else None
+    _require(cls is not None, where, f"kind {kind!r} is not one of {', '.join(known)}")
+    assert cls is not None
+    match = item.get("match", {})
+    _require(
+        isinstance(match, dict)
+        and set(match) <= {"method", "name"}
+        and all(v is None or isinstance(v, str) for v in match.values()),
+        where,
+        "match may hold only 'method' and 'name', each a string",
+    )
+    times = item.get("times")
+    _require(
+        times is None or (isinstance(times, int) and not isinstance(times, bool) and times > 0),
+        where,
+        "times must be a whole number > 0",
+    )
+    try:
+        params = cls.parse({k: v for k, v in item.items() if k not in _COMMON})
+    except PlanError as exc:
+        raise PlanError(f"{where} ({kind}): {exc}") from None
+    return Mutation(index, Match(match.get("method"), match.get("name")), times, params)
 
 
 def parse_plan(raw: Any) -> Plan:
-    """Validate a plan given as decoded JSON: {"mutations": [{"kind": ..., "match": {...}, ...}]}."""
+    """Validate a plan given as decoded JSON; PlanError names the mutation and the field."""
     if raw is None or raw == {}:
         return Plan()
     _require(isinstance(raw, dict), "plan", "must be a JSON object with a 'mutations' list")
     items = raw.get("mutations", [])
     _require(isinstance(items, list), "plan", "'mutations' must be a list")
-    out = []
-    for index, item in enumerate(items):
-        where = f"plan mutation {index}"
-        _require(isinstance(item, dict), where, "must be an object")
-        kind = item.get("kind")
-        _require(kind in KINDS, where, f"kind {kind!r} is not one of {', '.join(KINDS)}")
-        match = item.get("match", {})
-        _require(
-            isinstance(match, dict) and set(match) <= {"method", "name"},
-            where,
-            "match may hold only 'method' and 'name'",
-        )
-        times = item.get("times")
-        _require(times is None or (isinstance(times, int) and times > 0), where, "times must be a whole number > 0")
-        _check_params(where, str(kind), item)
-        params = {k: v for k, v in item.items() if k not in ("kind", "match", "times")}
-        out.append(Mutation(index, str(kind), Match(match.get("method"), match.get("name")), times, params))
-    return Plan(tuple(out))
+    return Plan(tuple(_mutation(index, item) for index, item in enumerate(items)))
+
+
+def describe_plan(raw: Any) -> list[str]:
+    """A stored plan as human lines; a plan that does not parse says so instead of raising."""
+    try:
+        return parse_plan(raw).describe()
+    except PlanError as exc:
+        return [f"(plan does not parse: {exc})"]

@@ -9,14 +9,26 @@ from typing import Any
 import msgpack
 from mitmproxy import http
 
+from backchannel.recordings.model import Direction
+from backchannel.recordings.rows import (
+    ExchangeFailure,
+    ExchangeHead,
+    ExchangeOutcome,
+    ExchangeRequest,
+    ExchangeResponse,
+    ExchangeStreamEnd,
+    MessageRow,
+    SseItemRow,
+)
+
 from .jsonrpc import ParsedMessage, classify, is_sse, parse_body, parse_text
 from .redact import redact_headers
 from .session import FlowState, Session, header_pairs
 from .sse import SseItem
 
 
-def _headers(pairs: list[tuple[str, str]] | None) -> list[list[str]]:
-    return [list(p) for p in redact_headers(pairs or [])]
+def _headers(pairs: list[tuple[str, str]] | None) -> list[tuple[str, str]]:
+    return redact_headers(pairs or [])
 
 
 def _flow_state(flow: http.HTTPFlow) -> bytes | None:
@@ -51,20 +63,20 @@ class Recorder:
         # the exchange row is written once, complete, when the flow ends (response or error): one statement, not
         # an insert now and an update later; its messages are written now, so a live view sees them at once
         state.exchange_flow_id = flow.id
-        state.exchange_row = {
-            "run_id": state.run_id,
-            "flow_id": flow.id,
-            "method": flow.request.method,
-            "path": state.client_path,
-            "request_headers": _headers(header_pairs(flow.request.headers)),
-            "request_body": state.client_request,
-            "upstream_request_body": None if forwarded == state.client_request else forwarded,
-            "t_request": flow.request.timestamp_start,
-        }
+        state.exchange_row = ExchangeRequest(
+            run_id=state.run_id,
+            flow_id=flow.id,
+            method=flow.request.method,
+            path=state.client_path,
+            request_headers=_headers(header_pairs(flow.request.headers)),
+            request_body=state.client_request,
+            upstream_request_body=None if forwarded == state.client_request else forwarded,
+            t_request=flow.request.timestamp_start,
+        )
         if flow.request.method != "POST":
             return
         upstream = None if forwarded == state.client_request else forwarded.decode("utf-8", "replace")
-        mutation = next((a["kind"] for a in state.applied if a["kind"] == "answer-input-required"), None)
+        mutation = next((r.KIND for r in state.applied if r.ROLE == "request"), None)
         if state.request is not None:  # the Rewriter already decoded this single request: no second parse
             text = state.client_request.decode("utf-8")
             self._message(state, flow.id, "to-server", classify(state.request), text, upstream, mutation, None)
@@ -78,7 +90,7 @@ class Recorder:
         self,
         state: FlowState,
         flow_id: str,
-        direction: str,
+        direction: Direction,
         message: ParsedMessage,
         text: str | None,
         upstream: str | None,
@@ -89,30 +101,29 @@ class Recorder:
         if method is None and state.request is not None and direction == "to-client":
             method = state.request.get("method") if isinstance(state.request.get("method"), str) else None
         self.writer.insert(
-            "messages",
-            {
-                "run_id": state.run_id,
-                "flow_id": flow_id,
-                "sse_idx": sse_idx,
-                "direction": direction,
-                "kind": message.kind,
-                "jsonrpc_id": message.jsonrpc_id,
-                "method": method,
+            MessageRow(
+                run_id=state.run_id,
+                flow_id=flow_id,
+                sse_idx=sse_idx,
+                direction=direction,
+                kind=message.kind,
+                jsonrpc_id=message.jsonrpc_id,
+                method=method,
                 # the exact text as it crossed when the body held just this message; a batch member is re-serialised
-                "text": text if text else json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False),
-                "upstream_text": upstream,
-                "mutation": mutation,
-                "t": time.time(),
-            },
+                text=text if text else json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False),
+                upstream_text=upstream,
+                mutation=mutation,
+                t=time.time(),
+            )
         )
 
-    def _exchange(self, state: FlowState, values: dict[str, Any]) -> None:
+    def _exchange(self, state: FlowState, outcome: ExchangeOutcome) -> None:
         """Write the flow's exchange row the first time, complete; later facts (a late error) update it."""
         if state.exchange_row is not None:
-            self.writer.insert("exchanges", {**state.exchange_row, **values})
+            self.writer.insert_exchange(state.exchange_row, outcome)
             state.exchange_row = None
         else:
-            self.writer.update("exchanges", ("flow_id", state.exchange_flow_id), values)
+            self.writer.update_exchange(state.exchange_flow_id, outcome)
 
     def _anomalies(self, flow: http.HTTPFlow, state: FlowState, found: Any, where: str) -> None:
         for kind, detail in found:
@@ -123,12 +134,11 @@ class Recorder:
         if state is not None and flow.response is not None and flow.response.stream:
             self._exchange(
                 state,
-                {
-                    "status": flow.response.status_code,
-                    "streamed": 1,
-                    "t_response": flow.response.timestamp_start,
-                    "response_headers": _headers(header_pairs(flow.response.headers)),
-                },
+                ExchangeHead(
+                    status=flow.response.status_code,
+                    t_response=flow.response.timestamp_start,
+                    response_headers=_headers(header_pairs(flow.response.headers)),
+                ),
             )
 
     def sse_item(self, flow: http.HTTPFlow, state: FlowState, item: SseItem) -> None:
@@ -139,19 +149,18 @@ class Recorder:
     def _sse_item(self, flow: http.HTTPFlow, state: FlowState, item: SseItem) -> None:
         idx = state.sse_items
         state.sse_items += 1
-        origin = "proxy" if state.held_sse and (item.kind == "comment" or _is_hold_progress(item.data)) else "upstream"
+        origin = "proxy" if item.made_by is not None else "upstream"
         self.writer.insert(
-            "sse_events",
-            {
-                "run_id": state.run_id,
-                "flow_id": flow.id,
-                "idx": idx,
-                "kind": item.kind,
-                "origin": origin,
-                "upstream_raw": item.upstream_raw,
-                "client_raw": item.client_raw,
-                "t": time.time(),
-            },
+            SseItemRow(
+                run_id=state.run_id,
+                flow_id=flow.id,
+                idx=idx,
+                kind=item.kind,
+                origin=origin,
+                upstream_raw=item.upstream_raw,
+                client_raw=item.client_raw,
+                t=time.time(),
+            )
         )
         if item.kind == "truncated":
             self.session.anomaly(
@@ -162,13 +171,14 @@ class Recorder:
                 time.time(),
             )
             return
-        if item.kind != "event" or item.data is None:
-            return
-        upstream_data = _data_of(item.upstream_raw) if item.changed else None
-        messages, anomalies = parse_text(item.data)
+        if item.kind != "event" or item.data is None or item.cut_by is not None:
+            return  # a message counts once the client got all of it
+        text = item.client_data if item.changed else item.data  # item.data is always the upstream's payload
+        upstream_data = item.data if item.changed else None
+        messages, anomalies = parse_text(text or "")
         mutation = _last_result_mutation(state) if item.changed else None
-        if origin == "proxy":
-            mutation = "hold"  # a progress notification the proxy made while holding
+        if item.made_by is not None:
+            mutation = item.made_by  # e.g. a progress notification the proxy made while holding
         for message in messages:
             if message.kind in ("response", "error") and message.jsonrpc_id is not None:
                 state.saw_final_response = True
@@ -177,7 +187,7 @@ class Recorder:
                 flow.id,
                 "to-client",
                 message,
-                None if _is_batch(anomalies) else item.data,
+                None if _is_batch(anomalies) else text,
                 upstream_data,
                 mutation,
                 idx,
@@ -203,24 +213,24 @@ class Recorder:
         upstream_headers = _headers(state.upstream_response_headers) if state.upstream_response_headers else None
         self._exchange(
             state,
-            {
-                "status": flow.response.status_code,
-                "t_response": flow.response.timestamp_start,
-                "t_end": flow.response.timestamp_end,
-                "mutations": state.applied,
-                "response_headers": client_headers,
+            ExchangeResponse(
+                status=flow.response.status_code,
+                t_response=flow.response.timestamp_start,
+                t_end=flow.response.timestamp_end,
+                mutations=_records(state),
+                response_headers=client_headers,
                 # stored only when the proxy changed them; the reader falls back to response_headers
-                "upstream_response_headers": None if upstream_headers == client_headers else upstream_headers,
-                "upstream_response_body": upstream_body,
-                "response_body": None if client_body == upstream_body else client_body,
-                "flow_state": _flow_state(flow) if self.keep_flow_state else None,
-                "forwarded": 0 if state.answered_by_proxy else 1,
-            },
+                upstream_response_headers=None if upstream_headers == client_headers else upstream_headers,
+                upstream_response_body=upstream_body,
+                response_body=None if client_body == upstream_body else client_body,
+                flow_state=_flow_state(flow) if self.keep_flow_state else None,
+                forwarded=not state.answered_by_proxy,
+            ),
         )
         ctype = flow.response.headers.get("content-type")
         # the message carries the most telling rewrite: made up by the proxy, its result changed, or only delivered
         # differently (held, reframed as SSE)
-        delivery = [a["kind"] for a in state.applied if a["kind"] in ("json-to-sse", "hold")]
+        delivery = [r.KIND for r in state.applied if r.ROLE == "delivery"]
         mutation = state.answered_by_proxy or _last_result_mutation(state) or (delivery[-1] if delivery else None)
         if is_sse(ctype):
             # the proxy turned JSON into SSE: the message is the event's data
@@ -228,17 +238,16 @@ class Recorder:
             rewritten = _data_of(client_body)
             upstream_text = None if parsed.text == rewritten else parsed.text
             self.writer.insert(
-                "sse_events",
-                {
-                    "run_id": state.run_id,
-                    "flow_id": flow.id,
-                    "idx": 0,
-                    "kind": "event",
-                    "origin": "proxy",
-                    "upstream_raw": upstream_body,
-                    "client_raw": client_body,
-                    "t": time.time(),
-                },
+                SseItemRow(
+                    run_id=state.run_id,
+                    flow_id=flow.id,
+                    idx=0,
+                    kind="event",
+                    origin="proxy",
+                    upstream_raw=upstream_body,
+                    client_raw=client_body,
+                    t=time.time(),
+                )
             )
             for message in parse_text(rewritten)[0] if rewritten else ():
                 self._message(state, flow.id, "to-client", message, rewritten or "", upstream_text, mutation, 0)
@@ -263,14 +272,14 @@ class Recorder:
         client_body = bytes(state.client_sse)
         self._exchange(
             state,
-            {
-                "t_end": flow.response.timestamp_end if flow.response else time.time(),
-                "mutations": state.applied,
-                "upstream_response_headers": _headers(upstream_headers) if upstream_headers else None,
-                "upstream_response_body": upstream_body,
-                "response_body": None if client_body == upstream_body else client_body,
-                "flow_state": _flow_state(flow) if self.keep_flow_state else None,
-            },
+            ExchangeStreamEnd(
+                t_end=flow.response.timestamp_end if flow.response else time.time(),
+                mutations=_records(state),
+                upstream_response_headers=_headers(upstream_headers) if upstream_headers else None,
+                upstream_response_body=upstream_body,
+                response_body=None if client_body == upstream_body else client_body,
+                flow_state=_flow_state(flow) if self.keep_flow_state else None,
+            ),
         )
         expects_response = isinstance(state.request, dict) and "id" in state.request
         if expects_response and not state.saw_final_response and flow.error is None:
@@ -290,7 +299,7 @@ class Recorder:
         kind = "client-disconnected" if "client disconnected" in message.lower() else "upstream-unreachable"
         if flow.response is not None and kind != "client-disconnected":
             kind = "stream-error"
-        self._exchange(state, {"error": message, "t_end": time.time(), "mutations": state.applied})
+        self._exchange(state, ExchangeFailure(error=message, t_end=time.time(), mutations=_records(state)))
         self.session.anomaly(flow.id, state.run_id, kind, message, time.time())
         if flow.response is not None and flow.response.stream and not state.finished:
             state.finished = True
@@ -315,10 +324,11 @@ def _data_of(raw: bytes) -> str | None:
     return "\n".join(data) if data else None
 
 
-def _is_hold_progress(data: str | None) -> bool:
-    return bool(data) and "backchannel is holding this response" in data  # type: ignore[operator]
+def _records(state: FlowState) -> list[Any]:
+    """The exchange's mutation records as the JSON the recording keeps."""
+    return [record.to_json() for record in state.applied]
 
 
 def _last_result_mutation(state: FlowState) -> str | None:
-    kinds = [a["kind"] for a in state.applied if a["kind"] in ("drop-result-type", "inject-input-requests")]
+    kinds = [r.KIND for r in state.applied if r.ROLE == "result"]
     return kinds[-1] if kinds else None

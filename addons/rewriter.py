@@ -1,22 +1,46 @@
-"""The Rewriter addon: applies the run's mutation plan to requests and responses, JSON and SSE alike."""
+"""The Rewriter addon: applies the run's typed mutation plan to requests and responses, JSON and SSE alike.
+
+It never asks which kind a mutation is: at each step of a flow it calls that step's method on every active
+mutation, in plan order (addons/mutations/base.py), and carries out what they asked for.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from mitmproxy import http
 
+from backchannel.recordings.mutation_records import (
+    AnswerInputRequiredRecord,
+    HoldRecord,
+    RejectRequestStateRecord,
+)
+
 from . import request_state
 from .hold import HoldServer, HoldTicket
 from .jsonrpc import PARSE_LIMIT, is_json, is_sse
-from .plan import Mutation
-from .session import FlowState, Session, header_pairs, origin_of
-from .sse import SseItem, SseRewriter
-from .transforms import choose_input_requests, error_body, progress_token, rewrite_response, sse_event
+from .mutations.base import DeliveryStep, EndStep, HeadersStep, Relay, RequestStep
+from .mutations.disconnect import BodyCut
+from .session import FlowState, RunInfo, Session, header_pairs, origin_of
+from .sse import SseItem, SseRewriter, StreamCut
+from .transforms import error_body, progress_token, rewrite_response, sse_event
 
-RESPONSE_KINDS = ("drop-result-type", "inject-input-requests", "hold", "json-to-sse")
+JSON = {"Content-Type": "application/json"}
+
+
+def _decode_request(body: bytes) -> dict[str, Any] | None:
+    """The client's single JSON-RPC request, or None (too large to decode on the hot path, not JSON, a batch...)."""
+    if len(body) > PARSE_LIMIT:
+        return None  # kept raw and flagged by the Recorder
+    try:
+        request = json.loads(body.decode("utf-8"))  # json.loads(bytes) would also take UTF-16/32; the wire is UTF-8
+    except ValueError:  # UnicodeDecodeError included
+        return None
+    return request if isinstance(request, dict) and isinstance(request.get("method"), str) else None
 
 
 class Rewriter:
@@ -25,43 +49,49 @@ class Rewriter:
         self.holds = holds
         self.on_sse_item = on_sse_item  # Recorder.sse_item(flow, state, item)
 
+    # ------------------------------------------------------------------------------------------ request
+
     def request(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)
         if state is None or flow.response is not None or state.run_id is None:
             return
-        if len(state.client_request) > PARSE_LIMIT:
-            return  # kept raw and flagged by the Recorder; never decoded on the proxy's hot path
-        try:
-            request = json.loads(state.client_request)
-        except ValueError:
-            return
-        if not isinstance(request, dict) or not isinstance(request.get("method"), str):
-            return
-        state.request = request
         run = self.session.run_for(state.run_id)
         if run is None:
             return
-        if self._answer_retry(flow, state, request):
+        request = _decode_request(state.client_request)
+        if request is not None:
+            state.request = request
+        if run.plan is None:
+            self._refuse(flow, state, run)
+            return
+        if request is None or self._answer_retry(flow, state, request):
             return
         chosen = [m for m in run.plan.for_request(request) if self.session.take(state.run_id, m)]
-        error = next((m for m in chosen if m.kind == "error"), None)
-        if error is not None:
-            self._respond_error(flow, state, error, request)
-            return
-        active = []
         for mutation in chosen:
-            if mutation.kind == "inject-input-requests":
-                requests, decision = choose_input_requests(mutation, request)
-                state.applied.append(decision)
-                if requests is None:
-                    continue
-                state.injections[mutation.index] = requests
-            if mutation.kind in RESPONSE_KINDS:
-                active.append(mutation)
-        state.active = tuple(active)
-        hold = state.active_kind("hold")
-        if hold is not None and hold.params.get("as") == "sse":
-            self._redirect_to_hold(flow, state, hold, run.upstream)
+            answer = mutation.params.answer(mutation.index, request)
+            if answer is not None:
+                state.applied.append(answer.record)
+                state.answered_by_proxy = mutation.kind
+                flow.response = http.Response.make(answer.status, answer.body, JSON)
+                return
+        step = RequestStep(request=request, records=state.applied)
+        state.active = tuple(m for m in chosen if m.params.on_request(m.index, step))
+        state.injections = step.injections
+        if step.relay is not None:
+            self._relay(flow, state, step.relay, run.upstream)
+
+    def _refuse(self, flow: http.HTTPFlow, state: FlowState, run: RunInfo) -> None:
+        """A run whose stored plan does not parse: answer every request with an error instead of forwarding it.
+
+        HTTP 500 with JSON-RPC -32603 (internal error), not 400: the fault is the recording's, not the client's
+        request, and a 400 would tell the client under test that it sent something wrong.
+        """
+        request_id = state.request.get("id") if state.request is not None else None
+        message = (
+            f"backchannel cannot apply run {run.run_id}'s plan, so it did not forward this request: {run.plan_error}"
+        )
+        flow.response = http.Response.make(500, error_body(request_id, -32603, message), JSON)
+        state.answered_by_proxy = "invalid-plan"
 
     def _answer_retry(self, flow: http.HTTPFlow, state: FlowState, request: dict[str, Any]) -> bool:
         """A retry carrying our requestState: check it, then forward the original call without the MRTR fields."""
@@ -77,84 +107,107 @@ class Rewriter:
             if token in self.session.used_states:
                 raise request_state.StateRejected("requestState is stale: it was already used by an earlier retry")
         except request_state.StateRejected as exc:
-            state.applied.append({"kind": "reject-request-state", "reason": str(exc)})
-            state.answered_by_proxy = "reject-request-state"
+            state.applied.append(RejectRequestStateRecord(reason=str(exc)))
+            state.answered_by_proxy = RejectRequestStateRecord.KIND
             body = error_body(request.get("id"), -32602, f"Invalid params: {exc}")
-            flow.response = http.Response.make(200, body, {"Content-Type": "application/json"})
+            flow.response = http.Response.make(200, body, JSON)
             return True
         self.session.used_states.add(token)
         forwarded = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
         flow.request.content = json.dumps({**request, "params": forwarded}, separators=(",", ":")).encode()
         state.applied.append(
-            {"kind": "answer-input-required", "inputResponses": params.get("inputResponses"), "requestState": token}
+            AnswerInputRequiredRecord(input_responses=params.get("inputResponses"), request_state=token)
         )
         return True
 
-    def _respond_error(
-        self, flow: http.HTTPFlow, state: FlowState, mutation: Mutation, request: dict[str, Any]
-    ) -> None:
-        err = mutation.params["error"]
-        body = error_body(request.get("id"), err["code"], err["message"], err.get("data"))
-        status = int(mutation.params.get("status", 400))
-        flow.response = http.Response.make(status, body, {"Content-Type": "application/json"})
-        state.applied.append({"kind": "error", "index": mutation.index, "status": status, "code": err["code"]})
-        state.answered_by_proxy = "error"
-
-    def _redirect_to_hold(self, flow: http.HTTPFlow, state: FlowState, hold: Mutation, upstream: str) -> None:
+    def _relay(self, flow: http.HTTPFlow, state: FlowState, relay: Relay, upstream: str) -> None:
+        """Point the flow at the loopback relay, which fetches the real upstream on the mutation's clock."""
         ticket = HoldTicket(
             upstream=origin_of(upstream),
             path=flow.request.path,
             headers=header_pairs(flow.request.headers),
             body=flow.request.raw_content or b"",
-            hold_ms=int(hold.params.get("ms", 0)),
-            keepalive_ms=int(hold.params.get("keepaliveMs", 500)),
-            progress_token=progress_token(state.request) if hold.params.get("progress", True) else None,
+            hold_ms=relay.hold_ms or 0,
+            keepalive_ms=relay.keepalive_ms,
+            progress_token=progress_token(state.request) if relay.progress else None,
             request_id=state.request.get("id") if state.request else None,
+            hold=relay.hold_ms is not None,
+            delay_ms=relay.delay_ms,
+            between_events_ms=relay.between_events_ms,
         )
         state.hold_ticket = ticket
-        state.held_sse = True
         flow.request.scheme, flow.request.host, flow.request.port = "http", "127.0.0.1", self.holds.port
         flow.request.path = self.holds.issue(ticket)
-        state.applied.append({"kind": "hold", "index": hold.index, "as": "sse", "ms": ticket.hold_ms})
 
-    def _mint(self, state: FlowState) -> Any:
-        def mint(mutation: Mutation) -> str:
+    def _mint(self, state: FlowState) -> Callable[[int], str]:
+        def mint(index: int) -> str:
             request_id = state.request.get("id") if state.request else None
-            claims = {"run": state.run_id, "id": request_id, "mutation": mutation.index, "n": secrets.token_hex(6)}
+            claims = {"run": state.run_id, "id": request_id, "mutation": index, "n": secrets.token_hex(6)}
             return request_state.mint(self.session.key, claims)
 
         return mint
 
-    def transform_text(self, state: FlowState, text: str) -> str | None:
-        """The text the client gets for one JSON-RPC message from upstream (None: unchanged)."""
-        new, records = rewrite_response(text, state.request, state.active, self._mint(state), state.injections)
-        state.applied.extend(records)
-        return new
+    # ------------------------------------------------------------------------------------------ response
+
+    def transform_text(self, state: FlowState, text: str, sse_idx: int | None = None) -> str | StreamCut | None:
+        """What the client gets for one JSON-RPC message from upstream: new text, a cut, or None (unchanged)."""
+        return rewrite_response(
+            text, state.request, state.active, self._mint(state), state.applied, state.injections, sse_idx=sse_idx
+        )
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)
         if state is None or flow.response is None:
             return
-        state.upstream_response_headers = header_pairs(flow.response.headers)
-        if is_sse(flow.response.headers.get("content-type")):
+        ticket = state.hold_ticket
+        if ticket is not None and not ticket.hold:  # the relay passes the upstream's head on: keep it as it was
+            state.upstream_response_headers = list(ticket.upstream_headers)
+        else:
+            state.upstream_response_headers = header_pairs(flow.response.headers)
+        sse = is_sse(flow.response.headers.get("content-type"))
+        step = HeadersStep(sse=sse, records=state.applied)
+        for mutation in state.active:
+            mutation.params.on_headers(mutation.index, step)
+        if step.kill:
+            # before the status line: mitmproxy closes the client's connection, then calls `error`
+            flow.kill()  # type: ignore[no-untyped-call]
+            return
+        headers = flow.response.headers
+        if step.cut_after is not None and "content-length" not in headers and "transfer-encoding" not in headers:
+            headers["transfer-encoding"] = "chunked"  # a body framed by the close would seem to end cleanly at the cut
+        if sse:
             if "content-length" in flow.response.headers:
                 # a rewrite may change the length; chunked framing lets the client find the end anyway
                 del flow.response.headers["content-length"]
                 flow.response.headers["transfer-encoding"] = "chunked"
+            transform = (lambda text: self._transform_event(state, text)) if state.active else None
             flow.response.stream = SseRewriter(
-                transform=lambda text: self.transform_text(state, text),
+                transform=transform,
                 on_item=lambda item: self._sse_item(flow, state, item),
+                hold_fields=step.hold_events,
+                limit=step.cut_after,
             )
+        elif step.cut_after is not None:
+            flow.response.stream = BodyCut(step.cut_after, state.upstream_sse, state.client_sse)
+
+    def _transform_event(self, state: FlowState, text: str) -> str | StreamCut | None:
+        return self.transform_text(state, text, sse_idx=state.sse_items)
 
     def _sse_item(self, flow: http.HTTPFlow, state: FlowState, item: SseItem) -> None:
+        ticket = state.hold_ticket
+        if ticket is not None and state.sse_items < ticket.made:
+            item = dataclasses.replace(item, made_by=HoldRecord.KIND)  # the relay's own keep-alive or progress
         state.upstream_sse += item.upstream_raw
         state.client_sse += item.client_raw
         self.on_sse_item(flow, state, item)
 
     def response(self, flow: http.HTTPFlow) -> float:
-        """Rewrite a buffered (JSON) response; returns how many seconds to hold it before it goes out."""
+        """Rewrite a buffered (JSON) response, or end a streamed one; returns how many seconds to hold it."""
         state = self.session.flows.get(flow.id)
-        if state is None or flow.response is None or flow.response.stream:
+        if state is None or flow.response is None:
+            return 0.0
+        if flow.response.stream:
+            self._end_stream(flow, state)
             return 0.0
         state.upstream_response_body = flow.response.raw_content
         if state.upstream_response_headers is None:
@@ -163,17 +216,24 @@ class Rewriter:
             return 0.0
         text = flow.response.get_text(strict=False) or ""
         new = self.transform_text(state, text)
-        hold = state.active_kind("hold")
-        seconds = 0.0
-        if hold is not None:
-            seconds = int(hold.params.get("ms", 0)) / 1000  # JSON hold: the caller sends no bytes until it is over
-            state.applied.append({"kind": "hold", "index": hold.index, "as": "json", "ms": hold.params.get("ms", 0)})
-        to_sse = state.active_kind("json-to-sse")
-        if to_sse is not None:
+        rewritten = new if isinstance(new, str) else None
+        step = DeliveryStep(records=state.applied)
+        for mutation in state.active:
+            mutation.params.on_delivery(mutation.index, step)
+        if step.to_sse:
             flow.response.headers["content-type"] = "text/event-stream"
             flow.response.headers["cache-control"] = "no-cache"
-            flow.response.content = sse_event(new if new is not None else text)
-            state.applied.append({"kind": "json-to-sse", "index": to_sse.index})
-        elif new is not None:
-            flow.response.text = new
-        return seconds
+            flow.response.content = sse_event(rewritten if rewritten is not None else text)
+        elif rewritten is not None:
+            flow.response.text = rewritten
+        return step.wait_s  # the caller sends no bytes until it is over
+
+    def _end_stream(self, flow: http.HTTPFlow, state: FlowState) -> None:
+        if not state.active:
+            return
+        step = EndStep(records=state.applied, sent=len(state.client_sse))
+        for mutation in state.active:
+            mutation.params.on_end(mutation.index, step)
+        if step.kill and flow.killable:
+            # after the response hook mitmproxy closes the connection instead of ending the response
+            flow.kill()  # type: ignore[no-untyped-call]

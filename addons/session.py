@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 import secrets
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from backchannel.recordings.errors import RecordingError
+from backchannel.recordings.mutation_records import MutationRecord
 from backchannel.recordings.reader import read_run
+from backchannel.recordings.rows import AnomalyRow, ExchangeRequest
 from backchannel.recordings.store import RecordingWriter
 
 from .plan import Mutation, Plan, PlanError, parse_plan
@@ -25,31 +28,30 @@ class FlowState:
     client_path: str
     client_request: bytes = b""
     request: dict[str, Any] | None = None  # the client's single JSON-RPC request, if it was one
-    active: tuple[Mutation, ...] = ()
-    applied: list[dict[str, Any]] = field(default_factory=list)
+    active: tuple[Mutation, ...] = ()  # the plan's mutations still to act on this flow's response
+    applied: list[MutationRecord] = field(default_factory=list)  # what the proxy did, in order
     upstream_response_headers: list[tuple[str, str]] | None = None
     upstream_response_body: bytes | None = None
     upstream_sse: bytearray = field(default_factory=bytearray)
     client_sse: bytearray = field(default_factory=bytearray)
     sse_items: int = 0
     saw_final_response: bool = False
-    held_sse: bool = False
     answered_by_proxy: str | None = None
-    exchange_row: dict[str, Any] | None = None  # the exchange's request-side columns until the row is written
+    exchange_row: ExchangeRequest | None = None  # the exchange's request side until the row is written
     exchange_flow_id: str = ""  # the mutation kind, when the proxy answered without the upstream
     injections: dict[int, Any] = field(default_factory=dict)  # plan index -> the inputRequests chosen for this flow
-    hold_ticket: Any = None  # a HoldTicket while the hold server answers for this flow
+    hold_ticket: Any = None  # a HoldTicket while the loopback relay answers for this flow
     finished: bool = False
-
-    def active_kind(self, kind: str) -> Mutation | None:
-        return next((m for m in self.active if m.kind == kind), None)
 
 
 @dataclass
 class RunInfo:
+    """A run as the proxy knows it: its typed plan, parsed once, or why its stored plan does not parse."""
+
     run_id: str
-    plan: Plan
+    plan: Plan | None  # None: the stored plan does not parse, and every request of the run is refused
     upstream: str
+    plan_error: str | None = None
 
     @property
     def target(self) -> tuple[str, str, int]:
@@ -84,10 +86,13 @@ class Session:
             if run is None:
                 return None
             try:
-                plan = parse_plan(dict(run.plan))
-            except PlanError:
-                plan = Plan()  # the orchestrator validates before storing; a broken plan is recorded, not applied
-            self.runs[run_id] = RunInfo(run_id, plan, run.upstream)
+                self.runs[run_id] = RunInfo(run_id, parse_plan(dict(run.plan)), run.upstream)
+            except PlanError as exc:
+                # never a silent empty plan: the run was meant to be mutated, so forwarding it untouched would
+                # record a run that looks like it was tested and was not
+                self.runs[run_id] = RunInfo(run_id, None, run.upstream, plan_error=str(exc))
+                detail = f"run {run_id!r}: its stored plan does not parse ({exc}); every request is refused"
+                self.anomaly(None, run_id, "invalid-plan", detail, time.time())
         return self.runs[run_id]
 
     def take(self, run_id: str, mutation: Mutation) -> bool:
@@ -100,7 +105,7 @@ class Session:
         return True
 
     def anomaly(self, flow_id: str | None, run_id: str | None, kind: str, detail: str, t: float) -> None:
-        self.writer.insert("anomalies", {"run_id": run_id, "flow_id": flow_id, "kind": kind, "detail": detail, "t": t})
+        self.writer.insert(AnomalyRow(run_id=run_id, flow_id=flow_id, kind=kind, detail=detail, t=t))
 
 
 def split_run_path(path: str) -> tuple[str | None, str]:

@@ -21,11 +21,21 @@ class SseItem:
 
     kind: Literal["comment", "event", "truncated"]
     upstream_raw: bytes
-    client_raw: bytes
+    client_raw: bytes  # what the client got of it: b"" (or a prefix) when a mutation cut it off
     data: str | None
     event: str | None
     event_id: str | None
     changed: bool
+    made_by: str | None = None  # the mutation kind, when the proxy made this item itself (a hold's keep-alive)
+    cut_by: str | None = None  # the mutation kind that kept this item, or its tail, from the client
+    client_data: str | None = None  # when changed: the data the client's SSE parser reads
+
+
+@dataclass(frozen=True, slots=True)
+class StreamCut:
+    """A transform's answer meaning: this event and everything after it never reach the client."""
+
+    by: str  # the mutation kind that cut the stream
 
 
 class SseLineSplitter:
@@ -76,11 +86,16 @@ class SseRewriter:
     """The stream callable core: forwards lines as soon as allowed, holding only an event's data lines.
 
     ``transform(data)`` is called once per complete event that has data; returning None (or the same
-    string) keeps the upstream bytes, a new string replaces the data lines. If ``transform`` raises an
-    Exception the event passes unchanged with changed=False, so a buggy rewrite never breaks the stream.
-    Exceptions from ``on_item`` propagate: it is the caller's own recorder and must not raise.
+    string) keeps the upstream bytes, a new string replaces the data lines, a StreamCut withholds this
+    event and everything after it from the client (the items are still reported, with client_raw b"" and
+    cut_by set). If ``transform`` raises an Exception the event passes unchanged with changed=False, so a
+    buggy rewrite never breaks the stream. Exceptions from ``on_item`` propagate: it is the caller's own
+    recorder and must not raise.
     Once a data line is held, later lines of the same event (including comments) are held behind it,
     because forwarding them early would reorder the bytes; comments are still reported at once.
+    ``hold_fields`` holds every field line of an event until it is complete (so a cut event leaks nothing).
+    ``limit`` is how many bytes the client gets in all; past it nothing goes out, and the item straddling it
+    is reported with the prefix the client got (a comment held inside an event counts where it was reported).
     At end of stream any open event (even one with only event:/id: lines) is reported as "truncated".
     """
 
@@ -99,18 +114,32 @@ class SseRewriter:
         "_data_term",
         "_event",
         "_id",
+        "_hold_fields",
+        "_cut",
+        "_budget",
+        "_budget_by",
+        "_sink",
     )
 
     def __init__(
         self,
-        transform: Callable[[str], str | None] | None = None,
+        transform: Callable[[str], str | StreamCut | None] | None = None,
         on_item: Callable[[SseItem], None] | None = None,
+        *,
+        hold_fields: bool = False,
+        limit: int | None = None,
+        limit_by: str = "disconnect",
     ) -> None:
         self._transform = transform
         self._on_item = on_item
         self._split = SseLineSplitter()
         self._count = 0
         self._first_line = True
+        self._hold_fields = hold_fields
+        self._cut: str | None = None  # set once nothing more may reach the client: the mutation that cut it
+        self._budget = limit  # bytes the client may still get (None: no limit)
+        self._budget_by = limit_by
+        self._sink: list[bytes] = []  # where lines go once the stream is cut
         self._reset_event()
 
     def _reset_event(self) -> None:
@@ -132,20 +161,29 @@ class SseRewriter:
         out: list[bytes] = []
         if chunk:
             for line in self._split.feed(chunk):
-                self._line(line, out)
+                self._line(line, out if self._cut is None else self._sink)
         else:
             # End of message: a leftover is either unterminated or ends in a \r that is now final.
             rest = self._split.flush()
             if rest:
-                self._line(rest, out)
+                self._line(rest, out if self._cut is None else self._sink)
             if self._open:
-                out.extend(self._held)
+                sink = out if self._cut is None else self._sink
+                sink.extend(self._held)
                 raw = b"".join(self._raw)
-                self._report("truncated", raw, raw, self._joined_data(), False)
+                self._report("truncated", raw, raw, self._joined_data(), False, sink)
             self._reset_event()
             self._first_line = True
-        # One frame per call; an empty list tells mitmproxy to write nothing yet.
-        return [b"".join(out)] if out else []
+        self._sink.clear()
+        if not out:
+            return []  # an empty list tells mitmproxy to write nothing yet
+        frame = b"".join(out)  # one frame per call
+        if self._budget is not None:
+            if len(frame) >= self._budget:
+                frame = frame[: self._budget]
+                self._cut = self._cut or self._budget_by
+            self._budget = max(0, self._budget - len(frame))
+        return [frame] if frame else []
 
     def _line(self, line: bytes, out: list[bytes]) -> None:
         body = line.rstrip(b"\r\n")  # a line holds no \r or \n except its terminator
@@ -158,14 +196,14 @@ class SseRewriter:
             self._close(line, out)
             return
         if body[0] == _COLON:
-            if self._data:
+            if self._data or (self._hold_fields and self._open):
                 self._held.append(line)
                 self._held_other.append(line)
             else:
                 out.append(line)
             self._count += 1
             if self._on_item is not None:
-                self._on_item(SseItem("comment", line, line, None, None, None, False))
+                self._emit("comment", line, line, None, None, None, False, out)
             return
         colon = body.find(b":")
         name = body if colon < 0 else body[:colon]
@@ -185,7 +223,7 @@ class SseRewriter:
                 self._event = value
             else:
                 self._id = value
-        if self._data:
+        if self._data or self._hold_fields:
             self._held.append(line)
             self._held_other.append(line)
         else:
@@ -207,14 +245,24 @@ class SseRewriter:
             # Returning the input unchanged must not re-serialise (it would lose invalid bytes / CR style).
             if isinstance(result, str) and result != data:
                 new = result
+            elif isinstance(result, StreamCut):
+                self._cut = result.by  # this event's held lines and everything after go nowhere
+                self._count += 1
+                if self._on_item is not None:
+                    ev, eid = self._names()
+                    sent = b"".join(self._sent)
+                    self._on_item(SseItem("event", upstream, sent, data, ev, eid, False, cut_by=result.by))
+                self._reset_event()
+                return
         if new is None:
             out.extend(self._held)
             out.append(blank)
-            self._report("event", upstream, upstream, data, False)
+            self._report("event", upstream, upstream, data, False, out)
         else:
             term = self._data_term
             # \r and \r\n cannot appear inside an SSE data value; as line breaks they become separate lines.
-            payload = new.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8", "replace")
+            client_data = new.replace("\r\n", "\n").replace("\r", "\n")
+            payload = client_data.encode("utf-8", "replace")
             enc = b"data: " + (term + b"data: ").join(payload.split(b"\n")) + term
             # Held non-data lines go first so a \r-ended one can never fuse with a following \n.
             out.extend(self._held_other)
@@ -222,17 +270,51 @@ class SseRewriter:
             out.append(term)
             fields = [x for x in self._held_other if x[:1] != b":"]  # comments are their own items
             client = b"".join(self._sent) + b"".join(fields) + enc + term
-            self._report("event", upstream, client, data, True)
+            self._report("event", upstream, client, data, True, out, client_data)
         self._reset_event()
 
     def _joined_data(self) -> str | None:
         return b"\n".join(self._data).decode("utf-8", "replace") if self._data else None
 
+    def _names(self) -> tuple[str | None, str | None]:
+        ev = None if self._event is None else self._event.decode("utf-8", "replace")
+        eid = None if self._id is None else self._id.decode("utf-8", "replace")
+        return ev, eid
+
     def _report(
-        self, kind: Literal["event", "truncated"], up: bytes, client: bytes, data: str | None, changed: bool
+        self,
+        kind: Literal["event", "truncated"],
+        up: bytes,
+        client: bytes,
+        data: str | None,
+        changed: bool,
+        out: list[bytes],
+        client_data: str | None = None,
     ) -> None:
         self._count += 1
         if self._on_item is not None:
-            ev = None if self._event is None else self._event.decode("utf-8", "replace")
-            eid = None if self._id is None else self._id.decode("utf-8", "replace")
-            self._on_item(SseItem(kind, up, client, data, ev, eid, changed))
+            ev, eid = self._names()
+            self._emit(kind, up, client, data, ev, eid, changed, out, client_data)
+
+    def _emit(
+        self,
+        kind: Literal["comment", "event", "truncated"],
+        up: bytes,
+        client: bytes,
+        data: str | None,
+        ev: str | None,
+        eid: str | None,
+        changed: bool,
+        out: list[bytes],
+        client_data: str | None = None,
+    ) -> None:
+        """Report an item whose last client byte was just added to `out`, with what the client gets of it."""
+        assert self._on_item is not None
+        cut_by = None
+        if out is self._sink:
+            client, cut_by = b"", self._cut
+        elif self._budget is not None:
+            over = sum(map(len, out)) - self._budget  # this call's bytes past the limit: the tail of `out`
+            if over > 0:
+                client, cut_by = client[: max(0, len(client) - over)], self._budget_by
+        self._on_item(SseItem(kind, up, client, data, ev, eid, changed, cut_by=cut_by, client_data=client_data))

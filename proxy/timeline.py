@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from backchannel.addons.plan import describe_plan
 from backchannel.recordings.model import Recording, Run
 
 ARROWS = {"to-server": "client → server", "to-client": "server → client"}
@@ -98,22 +98,24 @@ def timeline(rec: Recording) -> Iterator[tuple[str, str]]:
 
 def _timeline(rec: Recording) -> Iterator[tuple[str, str]]:
     """(style, text) lines: each run's header, then its events in time order, then the files it left."""
-    yield "bold", f"recording {rec.path}  format {rec.format_version}  tool {rec.meta.get('tool_version', '?')}"
+    yield "bold", f"recording {rec.path}  format {rec.format_version}  tool {rec.info.tool_version or '?'}"
     for anomaly in rec.anomalies:
         if anomaly.run_id is None:
             yield "bold magenta", f"  anomaly {anomaly.kind}: {_short(anomaly.detail)}"
     for run in rec.runs:
-        plan = json.dumps(dict(run.plan), separators=(",", ":")) if run.plan else "(no mutations)"
         yield "bold", ""
         yield (
             "bold",
             f"run {run.ordinal} {run.name!r} id={run.id} scenario={run.scenario or '-'} upstream={run.upstream}",
         )
-        yield "", f"  plan: {_short(plan, 200)}"
+        lines = describe_plan(dict(run.plan)) if run.plan else ["(no mutations)"]
+        yield "", f"  plan: {_short(lines[0], 200)}"
+        for line in lines[1:]:
+            yield "", f"        {_short(line, 200)}"
         if run.client_argv:
             yield "", f"  client: {' '.join(run.client_argv)}"
         if run.outcome:
-            note = run.detail.get("note")
+            note = run.detail.note
             yield "", f"  outcome: {run.outcome} exit={run.exit_code}" + (f" ({note})" if note else "")
         for line in sorted(_run_lines(rec, run), key=lambda line: (line.t, line.order)):
             yield line.style, line.text

@@ -340,28 +340,33 @@ MutationRecord = (
     | TruncateSseRecord
 )
 
+_CLASSES = (
+    InjectDecisionRecord,
+    InjectInputRequestsRecord,
+    DropResultTypeRecord,
+    AnswerInputRequiredRecord,
+    RejectRequestStateRecord,
+    ErrorRecord,
+    HoldRecord,
+    JsonToSseRecord,
+    DelayRecord,
+    DisconnectRecord,
+    MalformedRecord,
+    TruncateSseRecord,
+)
 _PARSERS: dict[str, Callable[[Mapping[str, Any]], MutationRecord | None]] = {
-    cls.KIND: cls.from_json
-    for cls in (
-        InjectDecisionRecord,
-        InjectInputRequestsRecord,
-        DropResultTypeRecord,
-        AnswerInputRequiredRecord,
-        RejectRequestStateRecord,
-        ErrorRecord,
-        HoldRecord,
-        JsonToSseRecord,
-        DelayRecord,
-        DisconnectRecord,
-        MalformedRecord,
-        TruncateSseRecord,
-    )
+    cls.KIND: cls.from_json for cls in _CLASSES
 }
 RECORD_KINDS = tuple(_PARSERS)
 
 
 def parse_mutation_record(obj: object) -> MutationRecord | UnknownMutationRecord:
-    """Read one stored record; anything that is not a well-formed record of a known kind is Unknown (never raises)."""
+    """Read one stored record; anything that is not a well-formed record of a known kind is Unknown (never raises).
+
+    A record that is already typed is returned as it is, so callers need not know whether it was parsed before.
+    """
+    if isinstance(obj, (*_CLASSES, UnknownMutationRecord)):
+        return obj
     if not isinstance(obj, Mapping):
         return UnknownMutationRecord(kind=None, raw=obj)
     kind = obj.get("kind")

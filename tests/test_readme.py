@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import typer.main
 
+from backchannel.addons.mutations import kinds
+from backchannel.addons.plan import parse_plan
 from backchannel.proxy.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,3 +38,13 @@ def test_each_readme_command_row_names_exactly_the_flags_the_cli_takes():
     table, cli = _table(), _cli()
     for name in cli:
         assert table[name] == cli[name], f"backchannel {name}: README {sorted(table[name])} vs CLI {sorted(cli[name])}"
+
+
+def test_the_readme_plan_example_parses_and_names_every_mutation_kind():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme[readme.index("## Mutation plans") :]
+    example = block[block.index("```json") + len("```json") : block.index("```", block.index("```json") + 7)]
+    plan = parse_plan(json.loads(example))
+    assert {m.kind for m in plan.mutations} == set(kinds())
+    table = set(re.findall(r"^\| `([a-z-]+)` \| ", block[: block.index("## The recording")], re.MULTILINE))
+    assert table == set(kinds())

@@ -154,10 +154,10 @@ def require(cond: bool, what: str) -> None:
 
 def whole(raw: Mapping[str, Any], key: str, default: int | None, *, minimum: int) -> int:
     """A whole-number member (booleans are not numbers here); absent means `default` (None: required)."""
+    require(key in raw or default is not None, f"{key} is required: a whole number >= {minimum}")
     value = raw.get(key, default)
-    ok = isinstance(value, int) and not isinstance(value, bool) and value >= minimum
-    require(ok, f"{key} must be a whole number >= {minimum}" + ("" if default is not None or key in raw else ""))
-    assert isinstance(value, int)
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise PlanError(f"{key} must be a whole number >= {minimum}")
     return value
 
 

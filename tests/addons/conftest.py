@@ -29,6 +29,9 @@ from backchannel.addons.rewriter import Rewriter
 from backchannel.addons.router import Router
 from backchannel.addons.session import Session
 from backchannel.recordings import Recording, load, store
+from backchannel.recordings.meta import RecordingInfo
+from backchannel.recordings.rows import RunRow
+from backchannel.recordings.shapes import RunDetail
 
 with warnings.catch_warnings():
     # mitmproxy.addons imports ldap3 (for proxyauth), which touches names pyasn1 0.6.2+ deprecates; with
@@ -119,7 +122,7 @@ class Runs:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        store.create(path, {"nonce": "test-nonce", "tool_version": "test"})
+        store.create(path, RecordingInfo(nonce="test-nonce", tool_version="test"))
         self.writer = store.RecordingWriter(path)
         self._ordinal = 0
 
@@ -131,8 +134,10 @@ class Runs:
         """
         run_id = secrets.token_hex(6)
         self._ordinal += 1
-        row = {"id": run_id, "ordinal": self._ordinal, "name": f"run{self._ordinal}", "upstream": upstream}
-        self.writer.insert("runs", {**row, "plan": plan or {}, "detail": {"url": f"/r/{run_id}/mcp"}})
+        name, detail = f"run{self._ordinal}", RunDetail(url=f"/r/{run_id}/mcp")
+        self.writer.insert(
+            RunRow(id=run_id, ordinal=self._ordinal, name=name, upstream=upstream, plan=plan or {}, detail=detail)
+        )
         self.writer.flush()
         return run_id
 

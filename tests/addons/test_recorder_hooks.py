@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import msgpack
-import pytest
 
 from tests.addons.conftest import CALL, CALLS, RESULT, Rig, upstream_response, wire
 
@@ -190,12 +189,6 @@ def test_the_response_hook_records_a_flow_only_once(rig: Rig):
     assert [m.direction for m in recording.messages] == ["to-server", "to-client"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=UnicodeDecodeError,
-    reason="Rewriter.request parses the body with json.loads(bytes), which also accepts UTF-16/32; "
-    "Recorder._request then decodes the same bytes as strict UTF-8 and raises (addon bug, reported)",
-)
 def test_a_utf16_request_body_is_kept_raw_with_an_anomaly_like_any_non_utf8_body(rig: Rig):
     run_id = rig.runs.add()
     body = json.dumps(CALL).encode("utf-16")

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backchannel.addons.sse import SseItem, SseLineSplitter, SseRewriter
+from backchannel.addons.sse import SseItem, SseLineSplitter, SseRewriter, StreamCut
 
 Transform = Callable[[str], str | None]
 
@@ -206,6 +206,7 @@ def test_comments_and_field_lines_leave_in_the_call_that_completed_them() -> Non
         event="message",
         event_id="7",
         changed=True,
+        client_data="HELLO\nWORLD",
     )
     assert rw.items == 2
 
@@ -347,3 +348,95 @@ def test_end_of_stream_resets_state_for_the_next_message() -> None:
     assert rw(b"") == [b"data: a"]
     assert rw(b"data: b\n\n") == [b"data: b\n\n"]
     assert [i.kind for i in items] == ["truncated", "event"]
+
+
+# ---- cuts: a StreamCut from the transform, and a byte limit -------------------------------------------------------
+
+
+@given(sse_streams(), _cuts, st.integers(min_value=0, max_value=400))
+@settings(max_examples=300, deadline=None)
+def test_with_a_limit_the_client_gets_exactly_the_first_bytes_of_what_it_would_have_got(
+    stream: bytes, points: list[int], limit: int
+) -> None:
+    full = joined(run(cut(stream, points), lambda d: d.upper())[0])
+    items: list[SseItem] = []
+    rw = SseRewriter(lambda d: d.upper(), items.append, limit=limit)
+    outs = [rw(c) for c in cut(stream, points)] + [rw(b"")]
+    assert joined(outs) == full[:limit]
+    assert all(i.cut_by == "disconnect" for i in items if len(i.client_raw) < len(i.upstream_raw) and not i.changed)
+
+
+def test_each_item_reports_the_part_of_it_the_client_got_before_the_limit() -> None:
+    items: list[SseItem] = []
+    rw = SseRewriter(None, items.append, limit=12)
+    assert rw(b": c\n") == [b": c\n"]
+    assert rw(b"data: 12345\n\n: after\n") == [b"data: 12"]
+    assert rw(b"data: x\n\n") == []
+    assert rw(b"") == []
+    assert [(i.kind, i.client_raw, i.cut_by) for i in items] == [
+        ("comment", b": c\n", None),
+        ("event", b"data: 12", "disconnect"),
+        ("comment", b"", "disconnect"),
+        ("event", b"", "disconnect"),
+    ]
+    assert [i.upstream_raw for i in items] == [b": c\n", b"data: 12345\n\n", b": after\n", b"data: x\n\n"]
+
+
+def test_a_limit_of_zero_sends_nothing_and_reports_everything_as_cut() -> None:
+    outs, items = [], []
+    rw = SseRewriter(None, items.append, limit=0)
+    outs = [rw(b"data: a\n\n"), rw(b"")]
+    assert outs == [[], []] and [(i.client_raw, i.cut_by) for i in items] == [(b"", "disconnect")]
+
+
+def test_a_stream_cut_withholds_the_event_and_everything_after_it_but_reports_them() -> None:
+    items: list[SseItem] = []
+
+    def cut_at_b(data: str) -> str | StreamCut | None:
+        return StreamCut("truncate-sse") if data == "b" else None
+
+    rw = SseRewriter(cut_at_b, items.append)
+    assert rw(b"data: a\n\n: c\ndata: b\n\ndata: z\n\n: d\n") == [b"data: a\n\n: c\n"]
+    assert rw(b"") == []
+    assert [(i.kind, i.client_raw, i.cut_by) for i in items] == [
+        ("event", b"data: a\n\n", None),
+        ("comment", b": c\n", None),
+        ("event", b"", "truncate-sse"),
+        ("event", b"", "truncate-sse"),
+        ("comment", b"", "truncate-sse"),
+    ]
+    assert items[2].data == "b" and items[2].upstream_raw == b"data: b\n\n"
+
+
+def test_without_held_fields_a_cut_event_s_early_field_lines_have_already_gone_out() -> None:
+    items: list[SseItem] = []
+    rw = SseRewriter(lambda d: StreamCut("truncate-sse"), items.append)
+    assert rw(b"event: message\n") == [b"event: message\n"]
+    assert rw(b"data: x\n\n") == []
+    assert items[0].client_raw == b"event: message\n" and items[0].cut_by == "truncate-sse"
+
+
+def test_held_fields_wait_for_their_event_so_a_cut_leaks_nothing_and_an_uncut_event_is_unchanged() -> None:
+    items: list[SseItem] = []
+    rw = SseRewriter(lambda d: StreamCut("truncate-sse") if d == "x" else None, items.append, hold_fields=True)
+    assert rw(b"event: message\nid: 1\n") == []
+    assert rw(b": inside\n") == [], "a comment inside a held event stays behind it"
+    assert rw(b"data: a\n\n") == [b"event: message\nid: 1\n: inside\ndata: a\n\n"]
+    assert rw(b"event: message\n") == []
+    assert rw(b"data: x\n\n") == []
+    assert rw(b"") == []
+    assert [(i.kind, i.cut_by) for i in items] == [("comment", None), ("event", None), ("event", "truncate-sse")]
+    assert items[2].client_raw == b""
+
+
+@given(sse_streams(), _cuts)
+@settings(max_examples=200, deadline=None)
+def test_held_fields_never_change_the_bytes_of_a_stream_nothing_cuts(stream: bytes, points: list[int]) -> None:
+    plain = joined(run(cut(stream, points), lambda d: d + "!")[0])
+    rw = SseRewriter(lambda d: d + "!", None, hold_fields=True)
+    assert joined([rw(c) for c in cut(stream, points)] + [rw(b"")]) == plain
+
+
+def test_items_are_made_by_the_upstream_unless_marked() -> None:
+    _, items, _ = run([b": k\n\ndata: a\n\n"])
+    assert all(i.made_by is None and i.cut_by is None for i in items)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
 from backchannel.oracle.detectors.attribution import Occurrence, judge_occurrence
@@ -12,6 +10,8 @@ from backchannel.oracle.detectors.carriers import Carrier, carriers, lab_files
 from backchannel.oracle.detectors.markers import WITNESS_FILE, Markers, occurrences, read_marker
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.recordings.model import Message, Recording, Run
+from backchannel.recordings.mutation_records import InjectDecisionRecord, parse_mutation_record
+from backchannel.recordings.shapes import Discovery, ProbeOptions
 
 from . import SCENARIO as SCENARIO  # re-exported: checks import the name with the facts
 
@@ -28,26 +28,18 @@ def first_run(rec: Recording, name: str) -> Run | None:
 
 
 def markers_of(rec: Recording) -> Markers:
-    return Markers(rec.meta.get("nonce", ""))
+    return Markers(rec.info.nonce or "")
 
 
-def meta_object(rec: Recording, key: str) -> dict[str, Any] | None:
-    """A meta entry holding a JSON object; None when absent or not an object (a damaged file is not trusted)."""
-    try:
-        raw = json.loads(rec.meta[key])
-    except (KeyError, ValueError):
-        return None
-    return raw if isinstance(raw, dict) else None
-
-
-def options_of(rec: Recording) -> dict[str, Any]:
-    return meta_object(rec, "probe_options") or {}
+def options_of(rec: Recording) -> ProbeOptions:
+    """How the probe was asked to run; defaults when the entry is absent or damaged (a damaged file is not trusted)."""
+    return ProbeOptions.read(rec.meta) or ProbeOptions()
 
 
 def anchors_for(rec: Recording, run: Run) -> list[str]:
     """The server's nonce-tagged name and every origin the client could know it by."""
     out = [markers_of(rec).server_name]
-    for url in (str(run.detail.get("url", "")), run.upstream):
+    for url in (run.detail.url or "", run.upstream):
         parts = urlsplit(url)
         if parts.hostname and parts.port:
             out += [f"{parts.scheme}://{parts.hostname}:{parts.port}", f"{parts.hostname}:{parts.port}"]
@@ -82,21 +74,21 @@ def attribution_self_test(markers: Markers) -> str | None:
 
 def gate(rec: Recording) -> Finding | None:
     """A SKIP or ERROR that stops every arm before it is judged, or None when the arms can be judged."""
-    if "discovery" in rec.meta:
-        discovery = meta_object(rec, "discovery")
+    if Discovery.stored_in(rec.meta):
+        discovery = Discovery.read(rec.meta)
         if discovery is None:
             return Finding.errored("damaged-recording", "the recording's discovery record is not a JSON object")
-        status = str(discovery.get("status"))
+        status = discovery.status
         if status == "no-mcp-call-surface":
             return Finding.skipped(status, "the target's help advertises no way to call a tool on a remote MCP server")
-        if status != "found":
+        if status != Discovery.FOUND:
             return Finding.skipped(
                 status, "no candidate invocation made a tools/call that reached the scripted endpoint"
             )
     markers = markers_of(rec)
     ledger_run = first_run(rec, "witness-ledger")
-    planted = str(ledger_run.detail.get("planted_id", "")) if ledger_run else ""
-    if ledger_run is None or not any(m.rpc_id == planted for m in rec.messages_in(ledger_run.id)):
+    planted = ledger_run.detail.planted_id if ledger_run else None
+    if ledger_run is None or planted is None or not any(m.rpc_id == planted for m in rec.messages_in(ledger_run.id)):
         return Finding.errored("witness-ledger-blind", "the ledger did not record the request the tool planted itself")
     problem = attribution_self_test(markers)
     if problem:
@@ -118,12 +110,13 @@ def gate(rec: Recording) -> Finding | None:
     return None
 
 
-def injection_decision(rec: Recording, run: Run) -> dict[str, Any] | None:
+def injection_decision(rec: Recording, run: Run) -> InjectDecisionRecord | None:
     """The proxy's record of whether, and which, input request it injected on the probe run's tools/call."""
     for exchange in rec.exchanges_in(run.id):
         for mutation in exchange.mutations:
-            if mutation.get("kind") == "inject-decision":
-                return dict(mutation)
+            record = parse_mutation_record(mutation)
+            if isinstance(record, InjectDecisionRecord):
+                return record
     return None
 
 

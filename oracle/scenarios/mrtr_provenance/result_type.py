@@ -9,6 +9,7 @@ from typing import Any
 from backchannel.oracle.detectors.ledger import Ledger
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.recordings.model import Message, Recording, Run
+from backchannel.recordings.mutation_records import DropResultTypeRecord, parse_mutation_record
 
 from .facts import first_run, markers_of, options_of, token_seen
 
@@ -114,9 +115,9 @@ def differs_only_by_result_type(rec: Recording, control: Run, absent: Run) -> st
             )
     for message in rec.messages_in(absent.id):
         if message.mutation == "drop-result-type" and message.upstream_text is not None:
-            spans = [m for x in rec.exchanges_in(absent.id) for m in x.mutations if m.get("kind") == "drop-result-type"]
-            span = next((s for s in spans if s.get("removed")), None)
-            start, end = (span.get("start"), span.get("end")) if span else (None, None)
+            records = [parse_mutation_record(m) for x in rec.exchanges_in(absent.id) for m in x.mutations]
+            span = next((r for r in records if isinstance(r, DropResultTypeRecord) and r.removed), None)
+            start, end = (span.start, span.end) if span else (None, None)
             if not isinstance(start, int) or not isinstance(end, int):
                 return f"message {message.seq}: the recording does not say which bytes removing resultType cut"
             if message.upstream_text[:start] + message.upstream_text[end:] != message.text:
@@ -136,7 +137,7 @@ def judge_result_type(rec: Recording) -> Finding:
             return Finding.errored("differential-moved-more-than-one-key", problem)
     control = behaviour(rec, control_run)
     modern = behaviour(rec, absent_run)
-    seed_rule = options_of(rec).get("result_type_rule") == "seed"
+    seed_rule = options_of(rec).result_type_rule == "seed"
     modern_kind = modern.against(control)
     observations: list[str] = []
     verdicts: list[tuple[str, str]] = []

@@ -28,7 +28,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
         return
     probe = first_run(rec, "probe")
     decision = injection_decision(rec, probe) if probe else None
-    if probe is None or decision is None or decision.get("chosen") != "elicitation":
+    if probe is None or decision is None or decision.chosen != "elicitation":
         yield Finding.skipped("no-elicitation-sent", "no elicitation reached the client in the PROBE run")
         return
     shown = shown_body(rec, probe)
