@@ -13,6 +13,14 @@ Four measurements, all on loopback, all in one process except the mitmdump child
 4. the recording's size and row counts after (c).
 
 This is a script, not a test: it prints a table and, with --json, writes every number it printed.
+
+With `--build NAME=PYTHON` (repeatable) the backchannel series come from other builds instead of this checkout:
+each build's proxy is started by bench/build_proxy.py run with that build's own interpreter, so its mitmdump runs
+that build's addon (`backchannel.addons.entry`) whichever package layout it has. The series of all builds are
+interleaved round by round with direct and the no-op mitmdump, and each build gets its own rows and ratios:
+
+    python bench/proxy_bench.py --build before=/work/wt-before/.venv/bin/python \
+        --build after=/work/main/.venv/bin/python
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ import http.client
 import json
 import os
 import platform
+import re
+import selectors
 import signal
 import socket
 import sqlite3
@@ -33,16 +43,17 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.endpoint.server import start_endpoint
 from backchannel.proxy.endpoint.tools import EndpointConfig
-from backchannel.proxy.run.launcher import confdir, start_proxy
-from backchannel.recordings import store
+
+# This checkout's proxy (Capture, start_proxy, the addon) is imported only when it is measured, i.e. without
+# --build: with --build, this process needs only the scripted endpoint, and every proxy comes from its own build.
 
 PROTOCOL_VERSION = "2026-07-28"
 TOOL = "get_repo_status"
@@ -54,8 +65,20 @@ HEADERS = {
     "Content-Type": "application/json",
 }
 DROP_PLAN = {"mutations": [{"kind": "drop-result-type", "match": {"method": "tools/call", "name": TOOL}}]}
-NOOP_ADDON = '''"""A no-op mitmproxy addon: hooks that do nothing, so mitmdump loads a script as backchannel's does."""
+DIE_WITH_BENCH = """
+import ctypes, os, signal
 
+# Once, at load: SIGTERM this mitmdump when the bench process dies (Linux PR_SET_PDEATHSIG), so a killed bench
+# leaves no proxy behind. Nothing runs per request.
+ctypes.CDLL(None).prctl(1, signal.SIGTERM)
+if os.getppid() == 1:
+    os.kill(os.getpid(), signal.SIGTERM)
+"""
+NOOP_ADDON = (
+    '''"""A no-op mitmproxy addon: hooks that do nothing, so mitmdump loads a script as backchannel's does."""
+'''
+    + DIE_WITH_BENCH
+    + """
 
 class NoOp:
     def request(self, flow):
@@ -66,9 +89,13 @@ class NoOp:
 
 
 addons = [NoOp()]
+"""
+)
+NOOP_STREAM_ADDON = (
+    '''"""A no-op addon that only turns on streaming for text/event-stream, so SSE is not buffered."""
 '''
-NOOP_STREAM_ADDON = '''"""A no-op addon that only turns on streaming for text/event-stream, so SSE is not buffered."""
-
+    + DIE_WITH_BENCH
+    + """
 
 class NoOpStream:
     def responseheaders(self, flow):
@@ -77,11 +104,40 @@ class NoOpStream:
 
 
 addons = [NoOpStream()]
-'''
+"""
+)
 READY_TIMEOUT_S = 30.0
 LATENCY_GOAL_PCT = 15.0
 SSE_GOAL_MS = 5.0
 QUIET_SHARE = 0.10  # a series is "quiet" when other processes used at most this share of all CPUs
+HELPER = Path(__file__).resolve().parent / "build_proxy.py"
+HELPER_MARKER = b"BACKCHANNEL-BENCH-BUILD "  # build_proxy.MARKER: the lines meant for us
+HELPER_STOP_TIMEOUT_S = 30.0
+LATENCY_RUNS = {"latency-plain": {}, "latency-drop-result-type": DROP_PLAN}
+
+
+# ---------------------------------------------------------------- confdir
+
+_CONFDIR: Path | None = None
+
+
+def set_confdir(args: argparse.Namespace) -> None:
+    """The shared mitmproxy confdir: the first build's (all builds compute the same one), else this checkout's."""
+    global _CONFDIR
+    if args.build:
+        found = {b.info["confdir"] for b in args.build}
+        if len(found) > 1:
+            print(f"  warning: the builds use different confdirs {sorted(found)}", file=sys.stderr, flush=True)
+        _CONFDIR = Path(args.build[0].info["confdir"])
+    else:
+        from backchannel.proxy.run.launcher import confdir as launcher_confdir
+
+        _CONFDIR = launcher_confdir()
+
+
+def confdir() -> Path:
+    assert _CONFDIR is not None, "set_confdir() first"
+    return _CONFDIR
 
 
 # ---------------------------------------------------------------- statistics
@@ -124,14 +180,14 @@ def machine() -> dict[str, Any]:
         pass
     try:
         commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
+            ["git", "--no-optional-locks", "rev-parse", "--short", "HEAD"],
             capture_output=True,
             text=True,
             cwd=Path(__file__).resolve().parent,
             timeout=5,
         ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "addons", "recordings", "proxy"],
+        dirty = subprocess.run(  # --no-optional-locks: never take the index lock in a repository others use
+            ["git", "--no-optional-locks", "status", "--porcelain", "--", "addons", "recordings", "proxy"],
             capture_output=True,
             text=True,
             cwd=Path(__file__).resolve().parent.parent,
@@ -317,6 +373,246 @@ class NoopProxy:
                 self.process.kill()
                 self.process.wait(5)
         self._log.close()
+
+
+# ---------------------------------------------------------------- backchannel proxies under test
+
+
+@dataclass
+class Build:
+    """A backchannel build given with --build NAME=PYTHON: its interpreter, and what build_proxy.py info said."""
+
+    name: str
+    python: str
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_build(spec: str) -> Build:
+    name, sep, python = spec.partition("=")
+    if not sep or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise argparse.ArgumentTypeError(f"--build wants NAME=PYTHON with NAME of [A-Za-z0-9_.-], got {spec!r}")
+    if not os.access(python, os.X_OK):
+        raise argparse.ArgumentTypeError(f"--build {name}: {python} is not an executable interpreter")
+    return Build(name, python)
+
+
+def _helper_line(process: subprocess.Popen[bytes], timeout: float, what: str, log: Path | None) -> dict[str, Any]:
+    """The next MARKER line the helper prints, within `timeout` s; its death or silence is a RuntimeError."""
+    assert process.stdout is not None
+    deadline = time.monotonic() + timeout
+    selector = selectors.DefaultSelector()
+    selector.register(process.stdout, selectors.EVENT_READ)
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not selector.select(left):
+                raise RuntimeError(f"{what}: no answer within {timeout:.0f} s{_log_tail(log)}")
+            line = process.stdout.readline()
+            if not line:
+                process.wait(10)
+                raise RuntimeError(f"{what}: exited with code {process.returncode}{_log_tail(log)}")
+            if line.startswith(HELPER_MARKER):
+                return dict(json.loads(line[len(HELPER_MARKER) :]))
+    finally:
+        selector.close()
+
+
+def _log_tail(log: Path | None) -> str:
+    if log is None or not log.exists():
+        return ""
+    return "; its stderr ends:\n" + log.read_bytes()[-3000:].decode("utf-8", "replace")
+
+
+def build_info(build: Build, tmp: Path) -> dict[str, Any]:
+    log = tmp / f"build-{build.name}-info.log"
+    with open(log, "wb") as err:
+        process = subprocess.Popen(
+            [build.python, str(HELPER), "info"],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            return _helper_line(process, 60, f"build {build.name} ({build.python}) info", log)
+        finally:
+            _stop_pid_process(process)
+
+
+def _stop_pid_process(process: subprocess.Popen[bytes]) -> None:
+    """Stop one child of ours by its pid: wait briefly, then SIGKILL; close its pipes."""
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(5)
+    for stream in (process.stdin, process.stdout):
+        if stream is not None:
+            stream.close()
+
+
+class InProcessBackchannel:
+    """This checkout's backchannel: a Capture opened in this process (the default, without --build)."""
+
+    def __init__(self, recording: Path, upstream: str, runs: dict[str, dict[str, Any]]) -> None:
+        self.label = "backchannel"
+        self.suffix = ""
+        from backchannel.proxy.run.capture import Capture
+
+        self.recording = recording
+        self.capture = Capture(recording, upstream=upstream)
+        self.capture.__enter__()
+        try:
+            assert self.capture.proxy is not None
+            self.urls = {name: self.capture.new_run(name, plan).url for name, plan in runs.items()}
+        except BaseException:
+            self.capture.close()
+            raise
+        self.pids = [self.capture.proxy.process.pid]
+        self.describe = f"backchannel mitmdump pid {self.capture.proxy.process.pid} port {self.capture.proxy.port}"
+        self.proxy_argv: list[str] = []
+
+    def close(self) -> None:
+        self.capture.close()
+
+
+class BuildBackchannel:
+    """Another build's backchannel: `BUILD_PYTHON bench/build_proxy.py serve`, which opens that build's Capture
+    (its mitmdump is spawned with that build's interpreter and addon entry script), prints the run URLs, and
+    closes the capture when we write "stop", close its stdin, or its --max-seconds run out."""
+
+    def __init__(
+        self,
+        build: Build,
+        recording: Path,
+        upstream: str,
+        runs: dict[str, dict[str, Any]],
+        log: Path,
+        max_seconds: float,
+    ) -> None:
+        self.build = build
+        self.label = f"backchannel@{build.name}"
+        self.suffix = f"@{build.name}"
+        self.recording = recording
+        self.proxy_pid: int | None = None
+        self.proxy_exit: int | None = None
+        self.log = log
+        argv = [
+            build.python,
+            str(HELPER),
+            "serve",
+            "--recording",
+            str(recording),
+            "--upstream",
+            upstream,
+            "--max-seconds",
+            f"{max_seconds:.0f}",
+            *(f"--run={name}={json.dumps(plan, separators=(',', ':'))}" for name, plan in runs.items()),
+        ]
+        self._log = open(log, "ab")  # closed in close()
+        self.process = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, start_new_session=True
+        )
+        try:
+            ready = _helper_line(self.process, READY_TIMEOUT_S + 30, f"build {build.name} proxy", log)
+            self.proxy_pid = int(ready["proxy_pid"])
+            self.urls = {str(k): str(v) for k, v in ready["runs"].items()}
+            self.proxy_argv = [str(a) for a in ready["proxy_argv"]]
+            self._check_argv()
+        except BaseException:
+            try:
+                self.close()
+            except Exception:
+                pass  # the first failure is the one to report
+            raise
+        self.pids = [self.process.pid, self.proxy_pid]
+        self.describe = (
+            f"{self.label}: helper pid {self.process.pid}, mitmdump pid {self.proxy_pid} port {ready['proxy_port']} "
+            f"({self.proxy_argv[0] if self.proxy_argv else '?'} -s {build.info.get('entry', '?')})"
+        )
+
+    def _check_argv(self) -> None:
+        """The mitmdump really runs with this build's interpreter and its own addon entry script."""
+        entry = self.build.info.get("entry")
+        if not self.proxy_argv or self.proxy_argv[0] != self.build.info.get("python", self.build.python):
+            raise RuntimeError(f"{self.label}: mitmdump runs {self.proxy_argv[:1]}, not {self.build.python}")
+        if entry and entry not in self.proxy_argv:
+            raise RuntimeError(f"{self.label}: mitmdump does not load {entry}: {self.proxy_argv}")
+
+    def close(self) -> None:
+        """Ask the helper to close its capture (mitmdump stopped by pid, recording finalised); bounded, and
+        whatever does not stop is killed by its own pid."""
+        problem: RuntimeError | None = None
+        if self.process.poll() is None:
+            assert self.process.stdin is not None
+            try:
+                self.process.stdin.write(b"stop\n")
+                self.process.stdin.close()
+            except OSError:
+                pass
+            try:
+                closed = _helper_line(self.process, HELPER_STOP_TIMEOUT_S, f"{self.label} closing", self.log)
+                self.proxy_exit = closed.get("proxy_exit")
+            except RuntimeError as exc:
+                problem = exc
+        _stop_pid_process(self.process)
+        if self.proxy_pid is not None and self._ours_alive(self.proxy_pid):
+            print(f"  warning: {self.label}: mitmdump pid {self.proxy_pid} outlived its helper; killing it", flush=True)
+            try:
+                os.kill(self.proxy_pid, signal.SIGKILL)
+            except OSError:
+                pass
+        self._log.close()
+        if problem is not None:
+            raise problem
+
+    def _ours_alive(self, pid: int) -> bool:
+        """Still running, and still the mitmdump we started (its command line names our recording)."""
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return False
+        return str(self.recording).encode() in cmdline
+
+
+Backchannel = InProcessBackchannel | BuildBackchannel
+
+
+def open_backchannels(
+    args: argparse.Namespace, tmp: Path, section: str, upstream: str, runs: dict[str, dict[str, Any]]
+) -> list[Backchannel]:
+    """This checkout's backchannel, or one per --build; all of them started before any series runs."""
+    if not args.build:
+        return [InProcessBackchannel(tmp / f"{section}.sqlite", upstream, runs)]
+    opened: list[Backchannel] = []
+    try:
+        for build in args.build:
+            opened.append(
+                BuildBackchannel(
+                    build,
+                    tmp / f"{section}-{build.name}.sqlite",
+                    upstream,
+                    runs,
+                    tmp / f"{section}-{build.name}-helper.log",
+                    args.helper_max_seconds,
+                )
+            )
+    except BaseException:
+        close_backchannels(opened)
+        raise
+    return opened
+
+
+def close_backchannels(backchannels: Sequence[Backchannel]) -> None:
+    """Close every one of them, then raise the first failure, if any."""
+    first: Exception | None = None
+    for bc in backchannels:
+        try:
+            bc.close()
+        except Exception as exc:  # close the others all the same
+            first = first or exc
+    if first is not None:
+        raise first
 
 
 # ---------------------------------------------------------------- SSE upstream and client
@@ -536,61 +832,21 @@ def recording_stats(path: Path) -> dict[str, Any]:
 # ---------------------------------------------------------------- sections
 
 
-def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out: dict[str, Any]) -> None:
-    addon = tmp / "noop_addon.py"
-    addon.write_text(NOOP_ADDON)
-    origin = "{0.scheme}://{0.hostname}:{0.port}".format(urlsplit(endpoint_url))
-    noop = NoopProxy(origin, addon, tmp / "noop-mitmdump.log")
-    rec = tmp / "latency.sqlite"
-    try:
-        with Capture(rec, upstream=endpoint_url) as capture:
-            assert capture.proxy is not None
-            plain = capture.new_run("latency-plain", {})
-            drop = capture.new_run("latency-drop-result-type", DROP_PLAN)
-            targets: list[tuple[str, str, bool]] = [
-                ("a_direct", endpoint_url, True),
-                ("b_noop_mitmdump", f"http://127.0.0.1:{noop.port}{urlsplit(endpoint_url).path}", True),
-                ("c_backchannel", plain.url, True),
-                ("c2_backchannel_drop_result_type", drop.url, False),
-            ]
-            print(
-                f"  no-op mitmdump pid {noop.process.pid} port {noop.port}; "
-                f"backchannel mitmdump pid {capture.proxy.process.pid} port {capture.proxy.port}",
-                flush=True,
-            )
-            samples: dict[str, list[float]] = {name: [] for name, _, _ in targets}
-            rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in targets}
-            pids = [noop.process.pid, capture.proxy.process.pid]
-            next_id = 1
-            for r in range(args.rounds):
-                order = targets[r % len(targets) :] + targets[: r % len(targets)]  # rotate to spread drift
-                for name, url, expect_rt in order:
-                    foreign = ForeignCpu(pids)
-                    lat, last = latency_series(url, args.requests, args.warmup, next_id)
-                    next_id += args.requests + args.warmup
-                    check_reply(name, last, expect_rt)
-                    samples[name] += lat
-                    rounds[name].append({**summary(lat), "foreign_cpu": foreign.share()})
-                    print(
-                        f"  round {r + 1} {name:<34} median {rounds[name][-1]['median']:.3f} ms "
-                        f"p95 {rounds[name][-1]['p95']:.3f} ms  (other processes used "
-                        f"{100 * rounds[name][-1]['foreign_cpu']:.0f}% of the CPUs)",
-                        flush=True,
-                    )
-    finally:
-        noop.stop()
-    stats = {name: summary(v) for name, v in samples.items()}
+def latency_overhead(
+    names: Sequence[str], stats: dict[str, Any], rounds: dict[str, list[dict[str, float]]], n_rounds: int
+) -> dict[str, Any]:
+    """The goal's measure, (c - b) / (b - a) on the medians, for every backchannel series: pooled, per round, and
+    the median over the quiet rounds (other processes used at most QUIET_SHARE of the CPUs in every series)."""
     a, b = stats["a_direct"]["median"], stats["b_noop_mitmdump"]["median"]
-    # rounds in which no series shared the machine with much else: the least disturbed comparison
-    quiet = [i for i in range(args.rounds) if all(rounds[n][i]["foreign_cpu"] <= QUIET_SHARE for n in rounds)]
+    quiet = [i for i in range(n_rounds) if all(rounds[n][i]["foreign_cpu"] <= QUIET_SHARE for n in rounds)]
     overhead: dict[str, Any] = {"noop_over_direct_ms": b - a, "quiet_rounds": [i + 1 for i in quiet]}
-    for name in ("c_backchannel", "c2_backchannel_drop_result_type"):
+    for name in names:
         c = stats[name]["median"]
         per_round = [
             100
             * (rounds[name][i]["median"] - rounds["b_noop_mitmdump"][i]["median"])
             / (rounds["b_noop_mitmdump"][i]["median"] - rounds["a_direct"][i]["median"])
-            for i in range(args.rounds)
+            for i in range(n_rounds)
         ]
         overhead[name] = {
             "over_direct_ms": c - a,
@@ -601,49 +857,150 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
             "pct_median_of_quiet_rounds": percentile([per_round[i] for i in quiet], 50) if quiet else None,
             "goal_met": 100 * (c - b) / (b - a) <= LATENCY_GOAL_PCT,
         }
+    return overhead
+
+
+def between_builds(
+    builds: Sequence[Build], overhead: dict[str, Any], stats: dict[str, Any], rounds: dict[str, Any], n_rounds: int
+) -> dict[str, Any]:
+    """Each later build against the first one, series by series: the change of the pooled median and of the
+    ratio, and the change of the median per round (the rounds pair the builds under the same load)."""
+    first = builds[0].name
+    out: dict[str, Any] = {}
+    for base in ("c_backchannel", "c2_backchannel_drop_result_type"):
+        ref = f"{base}@{first}"
+        if ref not in stats:
+            continue
+        for build in builds[1:]:
+            name = f"{base}@{build.name}"
+            per_round = [rounds[name][i]["median"] - rounds[ref][i]["median"] for i in range(n_rounds)]
+            out[f"{name} vs @{first}"] = {
+                "median_delta_ms": stats[name]["median"] - stats[ref]["median"],
+                "median_delta_ms_per_round": per_round,
+                "median_delta_ms_median_of_rounds": percentile(per_round, 50),
+                "pct_points_delta": overhead[name]["pct_of_noop_overhead"] - overhead[ref]["pct_of_noop_overhead"],
+            }
+    return out
+
+
+def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out: dict[str, Any]) -> None:
+    addon = tmp / "noop_addon.py"
+    addon.write_text(NOOP_ADDON)
+    origin = "{0.scheme}://{0.hostname}:{0.port}".format(urlsplit(endpoint_url))
+    runs = dict(LATENCY_RUNS)
+    if args.no_drop:
+        del runs["latency-drop-result-type"]
+    noop = NoopProxy(origin, addon, tmp / "noop-mitmdump.log")
+    backchannels: list[Backchannel] = []
+    try:
+        backchannels = open_backchannels(args, tmp, "latency", endpoint_url, runs)
+        targets: list[tuple[str, str, bool]] = [
+            ("a_direct", endpoint_url, True),
+            ("b_noop_mitmdump", f"http://127.0.0.1:{noop.port}{urlsplit(endpoint_url).path}", True),
+        ]
+        # grouped by plan, then by build, so the builds' series of one plan run next to each other
+        targets += [(f"c_backchannel{bc.suffix}", bc.urls["latency-plain"], True) for bc in backchannels]
+        if not args.no_drop:
+            targets += [
+                (f"c2_backchannel_drop_result_type{bc.suffix}", bc.urls["latency-drop-result-type"], False)
+                for bc in backchannels
+            ]
+        print(f"  no-op mitmdump pid {noop.process.pid} port {noop.port}", flush=True)
+        for bc in backchannels:
+            print(f"  {bc.describe}", flush=True)
+        samples: dict[str, list[float]] = {name: [] for name, _, _ in targets}
+        rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in targets}
+        pids = [noop.process.pid, *(pid for bc in backchannels for pid in bc.pids)]
+        width = max(len(name) for name, _, _ in targets) + 1
+        next_id = 1
+        for r in range(args.rounds):
+            order = targets[r % len(targets) :] + targets[: r % len(targets)]  # rotate to spread drift
+            for name, url, expect_rt in order:
+                foreign = ForeignCpu(pids)
+                lat, last = latency_series(url, args.requests, args.warmup, next_id)
+                next_id += args.requests + args.warmup
+                check_reply(name, last, expect_rt)
+                samples[name] += lat
+                rounds[name].append({**summary(lat), "foreign_cpu": foreign.share()})
+                print(
+                    f"  round {r + 1} {name:<{width}} median {rounds[name][-1]['median']:.3f} ms "
+                    f"p95 {rounds[name][-1]['p95']:.3f} ms  (other processes used "
+                    f"{100 * rounds[name][-1]['foreign_cpu']:.0f}% of the CPUs)",
+                    flush=True,
+                )
+    finally:
+        try:
+            close_backchannels(backchannels)
+        finally:
+            noop.stop()
+    stats = {name: summary(v) for name, v in samples.items()}
+    overhead = latency_overhead([name for name, _, _ in targets[2:]], stats, rounds, args.rounds)
     out["latency"] = {
         "requests_per_series": args.requests,
         "warmup": args.warmup,
         "rounds": args.rounds,
         "unit": "ms",
+        "series_order_round_1": [name for name, _, _ in targets],
         "pooled": stats,
         "per_round": rounds,
         "overhead": overhead,
         "goal": f"backchannel adds at most {LATENCY_GOAL_PCT:.0f}% over the no-op mitmdump's own overhead (medians)",
     }
-    out["recording"] = recording_stats(rec)
+    if args.build:
+        out["latency"]["between_builds"] = between_builds(args.build, overhead, stats, rounds, args.rounds)
+        out["latency"]["proxy_argv"] = {bc.label: bc.proxy_argv for bc in backchannels}
+    recordings = {bc.label: recording_stats(bc.recording) for bc in backchannels}
+    out["recordings"] = recordings
+    if not args.build:
+        out["recording"] = recordings["backchannel"]
 
 
 def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> None:
     upstream = SseUpstream(args.sse_events, args.sse_interval_ms / 1000)
-    names = ("direct", "noop_mitmdump_streaming", "backchannel")
-    pooled: dict[str, list[float]] = {name: [] for name in names}
-    reps: dict[str, list[dict[str, float]]] = {name: [] for name in names}
     addon = tmp / "noop_stream_addon.py"
     addon.write_text(NOOP_STREAM_ADDON)
-    noop = NoopProxy(f"http://127.0.0.1:{upstream.port}", addon, tmp / "noop-sse-mitmdump.log")
+    noop: NoopProxy | None = None
+    backchannels: list[Backchannel] = []
     try:
-        with Capture(tmp / "sse.sqlite", upstream=upstream.url) as capture:
-            run = capture.new_run("sse", {}, upstream=upstream.url)
-            assert capture.proxy is not None
-            urls = dict(zip(names, (upstream.url, f"http://127.0.0.1:{noop.port}/mcp", run.url), strict=True))
-            for r in range(args.sse_reps):
-                for name in names:
-                    foreign = ForeignCpu([capture.proxy.process.pid, noop.process.pid])
-                    d = sse_series(upstream, urls[name], 10_000 + 10 * r + names.index(name))
-                    pooled[name] += d
-                    reps[name].append({**summary(d), "foreign_cpu": foreign.share()})
-                    print(
-                        f"  rep {r + 1} {name:<24} median {reps[name][-1]['median']:.3f} ms "
-                        f"p95 {reps[name][-1]['p95']:.3f} ms max {reps[name][-1]['max']:.3f} ms  (other processes "
-                        f"used {100 * reps[name][-1]['foreign_cpu']:.0f}% of the CPUs)",
-                        flush=True,
-                    )
+        noop = NoopProxy(f"http://127.0.0.1:{upstream.port}", addon, tmp / "noop-sse-mitmdump.log")
+        backchannels = open_backchannels(args, tmp, "sse", upstream.url, {"sse": {}})
+        urls = {"direct": upstream.url, "noop_mitmdump_streaming": f"http://127.0.0.1:{noop.port}/mcp"}
+        urls.update({bc.label: bc.urls["sse"] for bc in backchannels})
+        names = list(urls)
+        pooled: dict[str, list[float]] = {name: [] for name in names}
+        reps: dict[str, list[dict[str, float]]] = {name: [] for name in names}
+        pids = [noop.process.pid, *(pid for bc in backchannels for pid in bc.pids)]
+        width = max(len(name) for name in names) + 1
+        for r in range(args.sse_reps):
+            for name in names:
+                foreign = ForeignCpu(pids)
+                d = sse_series(upstream, urls[name], 10_000 + 10 * r + names.index(name))
+                pooled[name] += d
+                reps[name].append({**summary(d), "foreign_cpu": foreign.share()})
+                print(
+                    f"  rep {r + 1} {name:<{width}} median {reps[name][-1]['median']:.3f} ms "
+                    f"p95 {reps[name][-1]['p95']:.3f} ms max {reps[name][-1]['max']:.3f} ms  (other processes "
+                    f"used {100 * reps[name][-1]['foreign_cpu']:.0f}% of the CPUs)",
+                    flush=True,
+                )
     finally:
-        noop.stop()
-        upstream.stop()
+        try:
+            close_backchannels(backchannels)
+        finally:
+            if noop is not None:
+                noop.stop()
+            upstream.stop()
     stats = {name: {**summary(v), "over_goal": sum(x > SSE_GOAL_MS for x in v)} for name, v in pooled.items()}
-    rec = recording_stats(tmp / "sse.sqlite")
+    per_backchannel: dict[str, Any] = {}
+    for bc in backchannels:
+        rec = recording_stats(bc.recording)
+        per_backchannel[bc.label] = {
+            "added_median_ms": stats[bc.label]["median"] - stats["direct"]["median"],
+            "added_median_over_noop_ms": stats[bc.label]["median"] - stats["noop_mitmdump_streaming"]["median"],
+            "goal_met_p95": stats[bc.label]["p95"] <= SSE_GOAL_MS,
+            "goal_met_max": stats[bc.label]["max"] <= SSE_GOAL_MS,
+            "recording": {"rows": rec["rows"], "anomalies": rec["anomalies"], "bytes": rec["bytes"]},
+        }
     out["sse"] = {
         "events": args.sse_events,
         "interval_ms": args.sse_interval_ms,
@@ -651,30 +1008,65 @@ def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> Non
         "unit": "ms",
         "pooled": stats,
         "per_rep": reps,
-        "added_median_ms": stats["backchannel"]["median"] - stats["direct"]["median"],
-        "added_median_over_noop_ms": stats["backchannel"]["median"] - stats["noop_mitmdump_streaming"]["median"],
         "goal": f"forward an SSE event within {SSE_GOAL_MS:.0f} ms",
-        "goal_met_p95": stats["backchannel"]["p95"] <= SSE_GOAL_MS,
-        "goal_met_max": stats["backchannel"]["max"] <= SSE_GOAL_MS,
-        "recording": {"rows": rec["rows"], "anomalies": rec["anomalies"], "bytes": rec["bytes"]},
+        "backchannels": per_backchannel,
     }
+    if not args.build:  # the keys of the single-build runs
+        out["sse"].update(per_backchannel["backchannel"])
+
+
+def build_startups(args: argparse.Namespace, tmp: Path, endpoint_url: str) -> dict[str, dict[str, list[float]]]:
+    """`build_proxy.py startup --n 1` with each build's interpreter, the builds taken in turn, args.startups times."""
+    times: dict[str, dict[str, list[float]]] = {
+        f"backchannel@{b.name}": {"start_proxy": [], "start_proxy_started_in": [], "stop_sigint": []}
+        for b in args.build
+    }
+    for i in range(args.startups):
+        for build in args.build:
+            folder = tmp / f"startup-{build.name}-{i}"
+            folder.mkdir()
+            log = tmp / f"startup-{build.name}-helper.log"
+            with open(log, "ab") as err:
+                process = subprocess.Popen(
+                    [build.python, str(HELPER), "startup", "--dir", str(folder), "--upstream", endpoint_url]
+                    + ["--n", "1"],
+                    stdout=subprocess.PIPE,
+                    stderr=err,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+                try:
+                    got = _helper_line(process, READY_TIMEOUT_S + 30, f"build {build.name} startup", log)
+                finally:
+                    _stop_pid_process(process)
+            for key, values in times[f"backchannel@{build.name}"].items():
+                values += [float(x) for x in got[key]]
+    return times
 
 
 def section_startup(args: argparse.Namespace, tmp: Path, endpoint_url: str, out: dict[str, Any]) -> None:
-    starts: list[float] = []
-    ready_lines: list[float] = []
-    stops: list[float] = []
-    for i in range(args.startups):
-        rec = store.create(tmp / f"startup-{i}.sqlite", {"tool": "backchannel-bench"})
-        t0 = time.perf_counter()
-        proxy = start_proxy(rec, endpoint_url)
-        starts.append(time.perf_counter() - t0)
-        ready_lines.append(proxy.started_in)
-        t1 = time.perf_counter()
-        code = proxy.stop()
-        stops.append(time.perf_counter() - t1)
-        if code not in (0, -2, 130):
-            raise RuntimeError(f"mitmdump exited with {code}: {proxy.output_tail()[-2000:]}")
+    if args.build:
+        times = build_startups(args, tmp, endpoint_url)
+    else:
+        from build_proxy import new_recording  # bench/, next to this script; knows both store.create APIs
+
+        from backchannel.proxy.run.launcher import start_proxy
+
+        starts: list[float] = []
+        ready_lines: list[float] = []
+        stops: list[float] = []
+        for i in range(args.startups):
+            rec = new_recording(tmp / f"startup-{i}.sqlite")
+            t0 = time.perf_counter()
+            proxy = start_proxy(rec, endpoint_url)
+            starts.append(time.perf_counter() - t0)
+            ready_lines.append(proxy.started_in)
+            t1 = time.perf_counter()
+            code = proxy.stop()
+            stops.append(time.perf_counter() - t1)
+            if code not in (0, -2, 130):
+                raise RuntimeError(f"mitmdump exited with {code}: {proxy.output_tail()[-2000:]}")
+        times = {"backchannel": {"start_proxy": starts, "start_proxy_started_in": ready_lines, "stop_sigint": stops}}
     addon = tmp / "noop_addon.py"
     addon.write_text(NOOP_ADDON)
     origin = "{0.scheme}://{0.hostname}:{0.port}".format(urlsplit(endpoint_url))
@@ -687,14 +1079,15 @@ def section_startup(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
     def s(v: list[float]) -> dict[str, float]:
         return {"n": len(v), "median": percentile(v, 50), "min": min(v), "max": max(v)}
 
+    per_backchannel = {label: {k: s(v) for k, v in t.items()} for label, t in times.items()}
     out["startup"] = {
         "unit": "s",
-        "start_proxy": s(starts),
-        "start_proxy_started_in": s(ready_lines),
-        "stop_sigint": s(stops),
+        "backchannels": per_backchannel,
         "noop_mitmdump_spawn_to_accept": s(noop_starts),
         "confdir_warm": (confdir() / "mitmproxy-ca.pem").exists(),
     }
+    if not args.build:  # the keys of the single-build runs
+        out["startup"].update(per_backchannel["backchannel"])
 
 
 # ---------------------------------------------------------------- report
@@ -717,6 +1110,13 @@ def report(out: dict[str, Any]) -> None:
         f"backchannel {m['backchannel']} @ {m['commit']} ({m['product_files_changed_since_commit']} product files "
         f"changed since), load avg at start {m['loadavg_at_start'][0]:.2f}, at end {m['loadavg_at_end'][0]:.2f}"
     )
+    for name, b in out.get("builds", {}).items():
+        print(
+            f"build {name}: {b['python']} (Python {b['python_version']}, mitmproxy {b['mitmproxy']}), "
+            f"{b['launcher_module']}, addon {b['entry_source']}, commit {b['commit']} "
+            f"({b['product_files_changed_since_commit']} product files changed since; product tree "
+            f"{b['product_tree_sha256']})"
+        )
     if "latency" in out:
         lat = out["latency"]
         print(
@@ -737,21 +1137,30 @@ def report(out: dict[str, Any]) -> None:
                 ]
             )
         print(table(rows))
-        for name in ("c_backchannel", "c2_backchannel_drop_result_type"):
+        backchannel_series = [name for name in lat["pooled"] if name not in ("a_direct", "b_noop_mitmdump")]
+        for name in backchannel_series:
             o = lat["overhead"][name]
             per = ", ".join(f"{p:.0f}%" for p in o["pct_of_noop_overhead_per_round"])
             print(
-                f"  {name}: +{o['over_noop_ms']:.3f} ms over no-op mitmdump = {o['pct_of_noop_overhead']:.0f}% of "
+                f"  {name}: {o['over_noop_ms']:+.3f} ms over no-op mitmdump = {o['pct_of_noop_overhead']:.0f}% of "
                 f"the no-op's own +{lat['overhead']['noop_over_direct_ms']:.3f} ms (per round: {per}; median "
                 f"{o['pct_median_of_rounds']:.0f}%); goal <= {LATENCY_GOAL_PCT:.0f}%: "
                 f"{'MET' if o['goal_met'] else 'MISSED'}"
             )
         foreign = [r["foreign_cpu"] for v in lat["per_round"].values() for r in v]
         quiet = lat["overhead"]["quiet_rounds"]
-        for name in ("c_backchannel", "c2_backchannel_drop_result_type"):
+        for name in backchannel_series:
             q = lat["overhead"][name]["pct_median_of_quiet_rounds"]
             if q is not None:
                 print(f"  {name}: median over the quiet rounds {quiet}: {q:.0f}% of the no-op's own overhead")
+        if not quiet:
+            print(f"  no quiet round (one where other processes used <= {100 * QUIET_SHARE:.0f}% in every series)")
+        for name, d in lat.get("between_builds", {}).items():
+            per = ", ".join(f"{x:+.3f}" for x in d["median_delta_ms_per_round"])
+            print(
+                f"  {name}: pooled median {d['median_delta_ms']:+.3f} ms, {d['pct_points_delta']:+.0f} points of "
+                f"ratio; per round {per} ms (median {d['median_delta_ms_median_of_rounds']:+.3f} ms)"
+            )
         print(
             f"  other processes used {100 * min(foreign):.0f}-{100 * max(foreign):.0f}% of the CPUs during the series"
         )
@@ -776,34 +1185,44 @@ def report(out: dict[str, Any]) -> None:
         print(table(rows))
         foreign = [r["foreign_cpu"] for v in sse["per_rep"].values() for r in v]
         print(f"  other processes used {100 * min(foreign):.0f}-{100 * max(foreign):.0f}% of the CPUs during the reps")
-        print(
-            f"  goal: {sse['goal']}: p95 {'MET' if sse['goal_met_p95'] else 'MISSED'}, "
-            f"max {'MET' if sse['goal_met_max'] else 'MISSED'}; SSE recording rows {sse['recording']['rows']}"
-        )
+        for label, b in sse["backchannels"].items():
+            print(
+                f"  {label}: goal: {sse['goal']}: p95 {'MET' if b['goal_met_p95'] else 'MISSED'}, "
+                f"max {'MET' if b['goal_met_max'] else 'MISSED'}; recorded {b['recording']['rows'].get('sse_events')} "
+                f"sse_events, {b['recording']['rows'].get('messages')} messages, anomalies "
+                f"{b['recording']['anomalies'] or 'none'}"
+            )
     if "startup" in out:
         st = out["startup"]
-        print(f"\n3. start-up, {st['start_proxy']['n']} times each, warm confdir: {st['confdir_warm']}, s")
+        print(f"\n3. start-up, {args_startups(st)} times each, warm confdir: {st['confdir_warm']}, s")
         rows = [["what", "median", "min", "max"]]
-        for key, label in (
-            ("start_proxy", "start_proxy() until ready line"),
-            ("stop_sigint", "RunningProxy.stop() (SIGINT until exit)"),
-            ("noop_mitmdump_spawn_to_accept", "no-op mitmdump spawn until port accepts"),
-        ):
-            v = st[key]
-            rows.append([label, f"{v['median']:.3f}", f"{v['min']:.3f}", f"{v['max']:.3f}"])
+        for label, b in st["backchannels"].items():
+            for key, what in (
+                ("start_proxy", "start_proxy() until ready line"),
+                ("stop_sigint", "RunningProxy.stop() (SIGINT until exit)"),
+            ):
+                v = b[key]
+                rows.append([f"{label}: {what}", f"{v['median']:.3f}", f"{v['min']:.3f}", f"{v['max']:.3f}"])
+        v = st["noop_mitmdump_spawn_to_accept"]
+        noop = "no-op mitmdump spawn until port accepts"
+        rows.append([noop, f"{v['median']:.3f}", f"{v['min']:.3f}", f"{v['max']:.3f}"])
         print(table(rows))
-    if "recording" in out:
-        rec = out["recording"]
+    for label, rec in out.get("recordings", {}).items():
         print(
-            f"\n4. recording after (1c): {rec['bytes']:,} bytes ({rec['journal_mode']}; {rec['bytes_after_vacuum']:,} "
-            f"after VACUUM), "
+            f"\n4. recording after (1c), {label}: {rec['bytes']:,} bytes ({rec['journal_mode']}; "
+            f"{rec['bytes_after_vacuum']:,} after VACUUM), "
             f"{rec['bytes_per_exchange'] or 0:,.0f} bytes per exchange"
         )
         print("  rows: " + ", ".join(f"{k} {v}" for k, v in rec["rows"].items()))
         print(f"  anomalies: {rec['anomalies'] or 'none'}; messages by mutation: {rec['messages_by_mutation']}")
         top = list(rec["payload_bytes_by_column"].items())[:8]
         print("  largest columns (payload bytes): " + ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in top))
-    print(f"\ntotal wall time {out['wall_seconds']:.1f} s")
+    sections = ", ".join(f"{k} {v:.0f} s" for k, v in out.get("section_seconds", {}).items())
+    print(f"\ntotal wall time {out['wall_seconds']:.1f} s ({sections})")
+
+
+def args_startups(st: dict[str, Any]) -> int:
+    return int(st["noop_mitmdump_spawn_to_accept"]["n"])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -823,17 +1242,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="run only these sections (repeatable); default all",
     )
     p.add_argument("--keep", type=Path, help="keep the recordings and logs in this (new) folder")
+    p.add_argument(
+        "--build",
+        type=parse_build,
+        action="append",
+        metavar="NAME=PYTHON",
+        help="measure this backchannel build (its venv's interpreter) instead of this checkout; repeatable, the "
+        "series of all builds interleaved round by round; the first one is the reference for the comparison",
+    )
+    p.add_argument("--no-drop", action="store_true", help="leave out the drop-result-type series")
     args = p.parse_args(argv)
     sections = set(args.only or ("latency", "sse", "startup"))
+    if args.build and len({b.name for b in args.build}) != len(args.build):
+        p.error("--build names must differ")
+    # a bound for the build helpers, which stop themselves after it even if this process hangs
+    series = 2 + (1 if args.no_drop else 2) * len(args.build or [1])
+    args.helper_max_seconds = 900 + 0.1 * args.rounds * series * (args.requests + args.warmup)
 
     began = time.perf_counter()
-    out: dict[str, Any] = {"machine": machine(), "args": {k: str(v) for k, v in vars(args).items()}}
-    m = out["machine"]
-    print(
-        f"nproc {m['nproc']}, Python {m['python']}, mitmproxy {m['mitmproxy']}, confdir warm: "
-        f"{m['confdir_warm_at_start']}",
-        flush=True,
-    )
+    out: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}
     if args.keep:
         args.keep.mkdir(parents=True)
         tmp_ctx: Any = None
@@ -841,19 +1268,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         tmp_ctx = tempfile.TemporaryDirectory(prefix="backchannel-bench-")
         tmp = Path(tmp_ctx.name)
-    endpoint = start_endpoint(EndpointConfig())
-    steps: list[tuple[str, Callable[[], None]]] = [
-        ("latency", lambda: section_latency(args, tmp, endpoint.url, out)),
-        ("sse", lambda: section_sse(args, tmp, out)),
-        ("startup", lambda: section_startup(args, tmp, endpoint.url, out)),
-    ]
+    endpoint = None
     try:
+        for build in args.build or []:
+            build.info = build_info(build, tmp)
+            out.setdefault("builds", {})[build.name] = {"python_arg": build.python, **build.info}
+        set_confdir(args)
+        out = {"machine": machine(), **out}
+        m = out["machine"]
+        print(
+            f"nproc {m['nproc']}, Python {m['python']}, mitmproxy {m['mitmproxy']}, confdir warm: "
+            f"{m['confdir_warm_at_start']}",
+            flush=True,
+        )
+        for build in args.build or []:
+            print(
+                f"build {build.name}: {build.info['python']}, {build.info['launcher_module']}, addon "
+                f"{build.info['entry_source']}, commit {build.info['commit']} "
+                f"({build.info['product_files_changed_since_commit']} product files changed since)",
+                flush=True,
+            )
+        endpoint = start_endpoint(EndpointConfig())
+        url = endpoint.url
+        steps: list[tuple[str, Callable[[], None]]] = [
+            ("latency", lambda: section_latency(args, tmp, url, out)),
+            ("sse", lambda: section_sse(args, tmp, out)),
+            ("startup", lambda: section_startup(args, tmp, url, out)),
+        ]
         for name, step in steps:
             if name in sections:
                 print(f"[{name}]", flush=True)
+                t0 = time.perf_counter()
                 step()
+                out.setdefault("section_seconds", {})[name] = time.perf_counter() - t0
     finally:
-        endpoint.stop()
+        if endpoint is not None:
+            endpoint.stop()
         if tmp_ctx is not None:
             tmp_ctx.cleanup()
     out["wall_seconds"] = time.perf_counter() - began
