@@ -15,7 +15,7 @@ ORACLE_VERSION = "1"
 
 def scenarios_of(rec: Recording) -> tuple[str, ...]:
     """The scenarios a recording was made for: its meta `scenario`, else those its runs name."""
-    named = rec.meta.get("scenario")
+    named = rec.info.scenario
     if named:
         return tuple(s for s in named.split(",") if s)
     return tuple(sorted({run.scenario for run in rec.runs if run.scenario}))
@@ -46,15 +46,16 @@ def judge(rec: Recording, checks: Iterable[Check] | None = None) -> Report:
     wanted = scenarios_of(rec)
     chosen = list(checks) if checks is not None else [c for c in all_checks().values() if c.scenario in wanted]
     results: list[Result] = []
+    info = rec.info
     for check in chosen:
         for finding in check.fn(rec):
             results.append(_result(check, finding))
     return Report(
-        tool_version=rec.meta.get("tool_version", "unknown"),
+        tool_version="unknown" if info.tool_version is None else info.tool_version,
         oracle_version=ORACLE_VERSION,
         recording=PurePath(rec.path).name,
         recording_format=rec.format_version,
-        nonce=rec.meta.get("nonce"),
+        nonce=info.nonce,
         scenarios=wanted,
         results=tuple(results),
     )

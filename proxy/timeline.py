@@ -110,8 +110,8 @@ def _timeline(rec: Recording) -> Iterator[tuple[str, str]]:
         )
         lines = describe_plan(dict(run.plan)) if run.plan else ["(no mutations)"]
         yield "", f"  plan: {_short(lines[0], 200)}"
-        for line in lines[1:]:
-            yield "", f"        {_short(line, 200)}"
+        for more in lines[1:]:
+            yield "", f"        {_short(more, 200)}"
         if run.client_argv:
             yield "", f"  client: {' '.join(run.client_argv)}"
         if run.outcome:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlite_utils import Database, Migrations
 
 MIGRATION_SET = "backchannel"
@@ -52,11 +50,6 @@ def m001_initial(db: Database) -> None:
         db.execute(sql)
 
 
-def columns_of(db: Any, table: str) -> list[str]:
-    """The column names of a table, for validating writes."""
-    return [row[1] for row in db.execute(f"PRAGMA table_info({table})").fetchall()]
-
-
 @migrations()
 def m002_url_hits(db: Database) -> None:
     """Requests that reached the loopback servers behind URL-mode elicitations (any hit may be a prefetch)."""
@@ -67,3 +60,27 @@ def m002_url_hits(db: Database) -> None:
             seq INTEGER PRIMARY KEY, run_id TEXT, server TEXT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL,
             headers TEXT, t REAL)"""
     )
+
+
+def known_migrations() -> list[str]:
+    """Every migration this tool knows, in order: the recording format versions it can write or upgrade to."""
+    empty = Database(memory=True)
+    try:
+        return [m.name for m in migrations.pending(empty)]
+    finally:
+        empty.close()
+
+
+def latest() -> str:
+    """The newest migration name: the recording format version this tool writes."""
+    return known_migrations()[-1]
+
+
+def pending(db: Database) -> list[str]:
+    """The migrations a recording still lacks, in the order they would be applied."""
+    return [m.name for m in migrations.pending(db)]
+
+
+def apply(db: Database) -> None:
+    """Apply every pending migration."""
+    migrations.apply(db)

@@ -7,6 +7,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .meta import RecordingInfo
+from .shapes import RunDetail
+
 Direction = Literal["to-server", "to-client"]
 Headers = tuple[tuple[str, str], ...]
 
@@ -27,7 +30,7 @@ class Run:
     ended_at: float | None = None
     exit_code: int | None = None
     outcome: str | None = None
-    detail: Mapping[str, Any] = field(default_factory=dict)
+    detail: RunDetail = field(default_factory=RunDetail)
 
     @property
     def path_prefix(self) -> str:
@@ -188,6 +191,11 @@ class Recording:
     files: tuple[LabFile, ...]
     anomalies: tuple[Anomaly, ...]
     url_hits: tuple[UrlHit, ...] = ()
+
+    @property
+    def info(self) -> RecordingInfo:
+        """Who made the recording, for which scenario, with which nonce (absent entries read as None)."""
+        return RecordingInfo.read(self.meta)
 
     def run(self, run_id: str) -> Run:
         for run in self.runs:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .errors import RecordingError, RecordingFormatError
-from .migrations import FORMAT_MARKER, MIGRATION_SET, migrations
+from .migrations import FORMAT_MARKER, MIGRATION_SET, known_migrations
 from .model import (
     Anomaly,
     Exchange,
@@ -22,6 +22,7 @@ from .model import (
     TerminalChunk,
     UrlHit,
 )
+from .shapes import RunDetail
 
 T = TypeVar("T")
 
@@ -66,7 +67,7 @@ def check_format(conn: sqlite3.Connection, path: Path) -> str:
             "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid", [MIGRATION_SET]
         )
     ]
-    known = [m.name for m in migrations._migrations]
+    known = known_migrations()
     unknown = [name for name in applied if name not in known]
     if unknown:
         raise RecordingFormatError(
@@ -116,10 +117,18 @@ def _json(value: Any, default: Any) -> Any:
 
 
 def _object(value: Any) -> dict[str, Any]:
-    """A JSON column that must hold an object (a run's plan or detail)."""
+    """A JSON column that must hold an object (a run's plan)."""
     found = _json(value, {})
     if not isinstance(found, dict):
         raise ValueError(f"expected a JSON object, found {type(found).__name__}")
+    return found
+
+
+def _detail(value: Any) -> RunDetail:
+    """A run's detail: an object, its members read by the shape both sides share (wrongly typed ones as absent)."""
+    found = RunDetail.from_json(_json(value, {}))
+    if found is None:
+        raise ValueError("detail must be a JSON object")
     return found
 
 
@@ -180,7 +189,7 @@ def _run(r: sqlite3.Row) -> Run:
         ended_at=_float(r["ended_at"]),
         exit_code=_int(r["exit_code"]),
         outcome=_text(r["outcome"]),
-        detail=_object(r["detail"]),
+        detail=_detail(r["detail"]),
     )
 
 

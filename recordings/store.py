@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-import json
 import queue
 import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from sqlite_utils import Database
 
+from . import migrations
 from .errors import RecordingError, RecordingFormatError
-from .migrations import FORMAT_MARKER, MIGRATION_SET, migrations
+from .meta import MetaValue, RecordingInfo
+from .migrations import FORMAT_MARKER, MIGRATION_SET
+from .rows import ExchangeOutcome, ExchangeRequest, Row, RunChange
 
 BATCH_ROWS = 50
 BATCH_SECONDS = 0.05
@@ -27,22 +29,27 @@ _GROUP = "group"
 
 def format_version() -> str:
     """The newest migration name this tool knows: the recording format version it writes."""
-    return migrations._migrations[-1].name
+    return migrations.latest()
 
 
-def create(path: str | Path, meta: Mapping[str, str]) -> Path:
-    """Create a new, empty recording at `path` with the given meta entries."""
+def create(path: str | Path, info: RecordingInfo | None = None, values: Iterable[MetaValue] = ()) -> Path:
+    """Create a new, empty recording at `path`, its meta holding `info` and the given typed values."""
     target = Path(path)
     if target.exists():
         raise RecordingError(f"{target} already exists; choose another --out or remove it first")
     target.parent.mkdir(parents=True, exist_ok=True)
+    rows = [
+        ("format", FORMAT_MARKER),
+        ("format_version", format_version()),
+        *(info or RecordingInfo()).meta_entries(),
+        *(value.meta_entry() for value in values),
+    ]
     try:
         db = Database(str(target))
         db.execute("PRAGMA journal_mode=WAL")
         migrations.apply(db)
-        rows = {"format": FORMAT_MARKER, "format_version": format_version(), **meta}
         with db.conn:
-            db.conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", list(rows.items()))
+            db.conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", rows)
         db.close()
     except sqlite3.Error as exc:
         raise RecordingError(f"cannot create recording {target}: {exc}") from exc
@@ -66,7 +73,7 @@ def upgrade(path: str | Path) -> list[str]:
     """Apply pending format migrations in place; returns the names applied."""
     db = Database(str(path))
     try:
-        pending = [m.name for m in migrations.pending(db)]
+        pending = migrations.pending(db)
         migrations.apply(db)
         if pending:
             db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('format_version', ?)", [format_version()])
@@ -75,20 +82,11 @@ def upgrade(path: str | Path) -> list[str]:
         db.close()
 
 
-_JSON_TYPES = frozenset({dict, list, tuple})
-_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-
-
-def _encode(value: Any) -> Any:
-    """Column values: dicts and lists become JSON text; bytes stay bytes (an exact type test: this runs per value)."""
-    return _dumps(value) if type(value) in _JSON_TYPES else value
-
-
 class RecordingWriter:
     """A single writer thread fed by a queue; commits every BATCH_ROWS rows or BATCH_SECONDS, whichever first.
 
-    Hooks call insert()/update() and never wait on SQLite. If a write fails the writer stops and every later
-    call raises, because traffic recorded nowhere is worse than a visible crash.
+    Hooks hand it typed rows (recordings/rows.py) and never wait on SQLite. If a write fails the writer stops and
+    every later call raises, because traffic recorded nowhere is worse than a visible crash.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -106,7 +104,7 @@ class RecordingWriter:
         if "meta" not in self._columns:
             raise RecordingFormatError(f"{self.path} is not a backchannel recording (no meta table)")
         self._local = threading.local()
-        self._sql: dict[tuple[str, tuple[str, ...]], str] = {}
+        self._sql: dict[object, str] = {}
         self._thread = threading.Thread(target=self._loop, name="recording-writer", daemon=True)
         self._thread.start()
 
@@ -117,14 +115,14 @@ class RecordingWriter:
         conn.execute("PRAGMA busy_timeout=30000")
         return conn
 
-    def _check(self, table: str, names: Any) -> None:
+    def _check(self, table: str, names: Iterable[str]) -> None:
         if self._failure is not None:
             raise RecordingError(f"recording {self.path} stopped accepting writes: {self._failure}")
         known = self._columns.get(table)
         if known is None or not set(names) <= known:
             raise ValueError(f"unknown table or columns for {table}: {sorted(names)}")
 
-    def _put(self, sql: str, params: list[Any]) -> None:
+    def _put(self, sql: str, params: Sequence[object]) -> None:
         group = getattr(self._local, "group", None)
         if group is not None:
             group.append((sql, params))
@@ -134,7 +132,7 @@ class RecordingWriter:
     @contextmanager
     def group(self) -> Iterator[None]:
         """Hand every statement made inside to the writer thread as one item: one wake-up, not one per row."""
-        statements: list[tuple[str, list[Any]]] = []
+        statements: list[tuple[str, Sequence[object]]] = []
         self._local.group = statements
         try:
             yield
@@ -143,26 +141,47 @@ class RecordingWriter:
             if statements:
                 self._queue.put((_GROUP, statements))
 
-    def insert(self, table: str, row: Mapping[str, Any]) -> None:
-        """Queue one row for insertion."""
-        key = (table, tuple(row))
-        sql = self._sql.get(key)
-        if sql is None:  # validate and build each statement shape once; hooks insert the same shapes all day
-            self._check(table, row.keys())
-            sql = self._sql[key] = f"INSERT INTO {table} ({', '.join(key[1])}) VALUES ({', '.join('?' * len(row))})"
-        elif self._failure is not None:
-            self._check(table, row.keys())
-        self._put(sql, [_encode(v) for v in row.values()])
+    def _prepared(self, key: object) -> str | None:
+        """The SQL of a statement shape already checked, or None: check (again, after a failure: it raises)."""
+        return self._sql.get(key) if self._failure is None else None
 
-    def update(self, table: str, key: tuple[str, Any], values: Mapping[str, Any]) -> None:
-        """Queue an update of the rows whose key column equals the key value."""
-        self._check(table, [key[0], *values])
-        sets = ", ".join(f"{c} = ?" for c in values)
-        self._put(f"UPDATE {table} SET {sets} WHERE {key[0]} = ?", [*map(_encode, values.values()), key[1]])
+    def _prepare_insert(self, key: object, table: str, columns: Sequence[str]) -> str:
+        self._check(table, columns)
+        sql = self._sql[key] = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        return sql
 
-    def set_meta(self, key: str, value: str) -> None:
-        self._check("meta", ["key", "value"])
-        self._put("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [key, value])
+    def insert(self, row: Row) -> None:
+        """Queue one row for insertion (each record type's statement is checked against the schema once)."""
+        sql = self._prepared(type(row)) or self._prepare_insert(type(row), row.TABLE, row.COLUMNS)
+        self._put(sql, row.values())
+
+    def insert_exchange(self, request: ExchangeRequest, outcome: ExchangeOutcome) -> None:
+        """Queue an exchange row: its request side with its first outcome, as one statement."""
+        key = (ExchangeRequest, type(outcome))
+        sql = self._prepared(key) or self._prepare_insert(key, request.TABLE, (*request.COLUMNS, *outcome.COLUMNS))
+        self._put(sql, request.values() + outcome.values())
+
+    def update_exchange(self, flow_id: str, outcome: ExchangeOutcome) -> None:
+        """Queue a later outcome of an exchange already written (a late error, a stream's end)."""
+        self._update(outcome, flow_id)
+
+    def update_run(self, run_id: str, change: RunChange) -> None:
+        """Queue a change to a run already registered."""
+        self._update(change, run_id)
+
+    def _update(self, change: ExchangeOutcome | RunChange, key_value: str) -> None:
+        key = ("update", type(change))
+        sql = self._prepared(key)
+        if sql is None:
+            self._check(change.TABLE, (change.KEY, *change.COLUMNS))
+            sets = ", ".join(f"{c} = ?" for c in change.COLUMNS)
+            sql = self._sql[key] = f"UPDATE {change.TABLE} SET {sets} WHERE {change.KEY} = ?"
+        self._put(sql, (*change.values(), key_value))
+
+    def set_meta(self, value: MetaValue) -> None:
+        """Queue a meta entry, replacing any earlier one under its key."""
+        self._check("meta", ("key", "value"))
+        self._put("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", value.meta_entry())
 
     def flush(self, timeout: float = 10.0) -> None:
         """Wait until everything queued so far is committed."""

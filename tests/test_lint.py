@@ -1,6 +1,7 @@
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,16 +17,17 @@ def test_ruff_finds_nothing():
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_mypy_is_clean_and_strict_on_oracle_and_recordings():
-    packages = [
-        "-p",
-        "backchannel.recordings",
-        "-p",
-        "backchannel.oracle",
-        "-p",
-        "backchannel.addons",
-        "-p",
-        "backchannel.proxy",
-    ]
+PACKAGES = ("recordings", "oracle", "addons", "proxy")
+
+
+def test_mypy_is_strict_on_every_package():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    strict = {m for o in config.get("overrides", []) if o.get("strict") for m in o["module"]}
+    wanted = {f"backchannel.{p}{suffix}" for p in PACKAGES for suffix in ("", ".*")}
+    assert wanted <= strict, f"not strict: {sorted(wanted - strict)}"
+
+
+def test_mypy_is_clean_on_every_package():
+    packages = [arg for p in PACKAGES for arg in ("-p", f"backchannel.{p}")]
     out = subprocess.run([_tool("mypy"), *packages], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr

@@ -59,7 +59,9 @@ COVERED_ELSEWHERE = {
     "proxy/clients/toy_agent_wire.py": "tests/proxy/clients/test_toy_agent.py",
     "proxy/clients/drivers/paths.py": "tests/proxy/scenarios/mrtr_provenance/test_runner_with_real_clients.py",
     "proxy/scenarios/default/endpoint.py": "tests/proxy/endpoint/test_app_with_sdk_client.py",
-    "proxy/scenarios/mrtr_provenance/endpoint.py": "tests/proxy/scenarios/mrtr_provenance/test_runner_with_toy_agent.py",
+    "proxy/scenarios/mrtr_provenance/endpoint.py": (
+        "tests/proxy/scenarios/mrtr_provenance/test_runner_with_toy_agent.py"
+    ),
     "proxy/scenarios/elicitation_url_mode/endpoint.py": "tests/proxy/scenarios/elicitation_url_mode/test_runner.py",
     "proxy/scenarios/single_run.py": "tests/proxy/scenarios/test_registry.py",
 }

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,9 @@ from backchannel.proxy.run.lab import Lab, LabResult
 from backchannel.proxy.run.launcher import RunningProxy, start_proxy
 from backchannel.recordings import store
 from backchannel.recordings.errors import RecordingError
+from backchannel.recordings.meta import MetaValue, ProxyStartup, RecordingInfo
+from backchannel.recordings.rows import AnomalyRow, FileRow, RunEnd, RunLaunch, RunNote, RunRow, TerminalChunkRow
+from backchannel.recordings.shapes import Fact, RunDetail
 
 
 class CaptureError(Exception):
@@ -58,7 +60,8 @@ class Capture:
         upstream: str | None = None,
         endpoint: EndpointConfig | None = None,
         nonce: str | None = None,
-        meta: dict[str, str] | None = None,
+        scenario: str | None = None,
+        meta: Sequence[MetaValue] = (),
         flow_state: bool = False,
     ) -> None:
         self.flow_state = flow_state
@@ -69,11 +72,12 @@ class Capture:
         self.endpoints: list[RunningEndpoint] = []
         self.proxy: RunningProxy | None = None
         self.writer: store.RecordingWriter | None = None
-        self.extra_meta = dict(meta or {})
+        self.scenario = scenario  # the recording's scenario, in its meta (runs name their own)
+        self.meta = tuple(meta)
         self._ordinal = 0
         self._offsets: dict[tuple[str, str], int] = {}
         self._lock = threading.Lock()
-        self._details: dict[str, dict[str, Any]] = {}
+        self._details: dict[str, RunDetail] = {}
 
     def __enter__(self) -> Capture:
         try:
@@ -87,30 +91,29 @@ class Capture:
         self.close()
 
     def start(self) -> None:
-        meta = {
-            "tool": "backchannel",
-            "tool_version": version("backchannel"),
-            "mitmproxy_version": version("mitmproxy"),
-            "nonce": self.nonce,
-            "created_at": f"{time.time():.3f}",
-            **self.extra_meta,
-        }
-        store.create(self.out, meta)
+        info = RecordingInfo(
+            tool_version=version("backchannel"),
+            mitmproxy_version=version("mitmproxy"),
+            nonce=self.nonce,
+            created_at=time.time(),
+            scenario=self.scenario,
+        )
+        store.create(self.out, info, self.meta)
         self.writer = store.RecordingWriter(self.out)
         if self.upstream is None:
             self.upstream = self.start_endpoint(self.endpoint_config).url
         problem = upstream_reachable(self.upstream)
         if problem:
-            self.writer.insert("anomalies", {"kind": "upstream-unreachable", "detail": problem, "t": time.time()})
+            self.writer.insert(AnomalyRow(kind="upstream-unreachable", detail=problem, t=time.time()))
             self.writer.flush()
             raise CaptureError(f"upstream {self.upstream} is down: {problem}; start it or pass another --upstream")
         try:
             self.proxy = start_proxy(self.out, self.upstream, flow_state=self.flow_state)
         except Exception as exc:
-            self.writer.insert("anomalies", {"kind": "proxy-failed", "detail": str(exc), "t": time.time()})
+            self.writer.insert(AnomalyRow(kind="proxy-failed", detail=str(exc), t=time.time()))
             self.writer.flush()
             raise CaptureError(str(exc)) from exc
-        self.writer.set_meta("proxy_startup_seconds", f"{self.proxy.started_in:.3f}")
+        self.writer.set_meta(ProxyStartup(self.proxy.started_in))
 
     def start_endpoint(self, config: EndpointConfig) -> RunningEndpoint:
         """Another scripted endpoint (e.g. a legacy-only one) that runs may name as their upstream."""
@@ -126,9 +129,11 @@ class Capture:
         scenario: str | None = None,
         upstream: str | None = None,
         argv: Sequence[str] | None = None,
-        detail: dict[str, Any] | None = None,
+        facts: Mapping[str, Fact] | None = None,
     ) -> RunHandle:
-        """Register a run (its plan validated first) and commit it before any client can reach its URL."""
+        """Register a run (its plan validated first) and commit it before any client can reach its URL.
+
+        `facts` are the scenario's own facts about the run, kept in its detail beside its URL."""
         assert self.writer is not None and self.proxy is not None and self.upstream is not None
         parse_plan(plan or {})
         run_id = secrets.token_hex(6)
@@ -136,19 +141,19 @@ class Capture:
         self._ordinal += 1
         path = urlsplit(target).path or "/"
         url = f"{self.proxy.base_url}/r/{run_id}{path}"
+        self._details[run_id] = RunDetail(url=url, facts=dict(facts or {}))
         self.writer.insert(
-            "runs",
-            {
-                "id": run_id,
-                "ordinal": self._ordinal,
-                "name": name,
-                "scenario": scenario,
-                "upstream": target,
-                "plan": plan or {},
-                "client_argv": list(argv) if argv is not None else None,
-                "started_at": time.time(),
-                "detail": self._details.setdefault(run_id, {"url": url, **(detail or {})}),
-            },
+            RunRow(
+                id=run_id,
+                ordinal=self._ordinal,
+                name=name,
+                scenario=scenario,
+                upstream=target,
+                plan=plan or {},
+                client_argv=list(argv) if argv is not None else None,
+                started_at=time.time(),
+                detail=self._details[run_id],
+            )
         )
         self.writer.flush()
         path = urlsplit(target).path or "/"
@@ -168,14 +173,7 @@ class Capture:
         assert self.writer is not None
         for found in lab.files():
             self.writer.insert(
-                "files",
-                {
-                    "run_id": run.id,
-                    "path": found.path,
-                    "size": found.size,
-                    "data": found.data,
-                    "truncated": int(found.truncated),
-                },
+                FileRow(run_id=run.id, path=found.path, size=found.size, data=found.data, truncated=found.truncated)
             )
 
     def record_output(self, run_id: str, stream: str, chunk: bytes) -> None:
@@ -183,9 +181,7 @@ class Capture:
         with self._lock:
             offset = self._offsets.get((run_id, stream), 0)
             self._offsets[(run_id, stream)] = offset + len(chunk)
-        self.writer.insert(
-            "terminal", {"run_id": run_id, "stream": stream, "offset": offset, "data": chunk, "t": time.time()}
-        )
+        self.writer.insert(TerminalChunkRow(run_id=run_id, stream=stream, offset=offset, data=chunk, t=time.time()))
 
     def run_client(
         self,
@@ -209,7 +205,7 @@ class Capture:
                 on_output(stream, chunk)
 
         try:
-            self.writer.update("runs", ("id", run.id), {"client_argv": argv, "lab_home": str(lab.home)})
+            self.writer.update_run(run.id, RunLaunch(client_argv=argv, lab_home=str(lab.home)))
             result = lab.run(argv, lab.env(run.url), output, timeout, stdin=stdin)
             self.record_files(run, lab)
             self.end_run(run, exit_code=result.exit_code, outcome=result.outcome, note=result.detail)
@@ -217,28 +213,29 @@ class Capture:
         finally:
             lab.close()
 
-    def set_meta(self, key: str, value: str) -> None:
+    def set_meta(self, value: MetaValue) -> None:
         assert self.writer is not None
-        self.writer.set_meta(key, value)
+        self.writer.set_meta(value)
 
     def flush(self) -> None:
         """Wait until everything this process queued is committed."""
         assert self.writer is not None
         self.writer.flush()
 
-    def note_run(self, run: RunHandle, **detail: Any) -> None:
-        """Add facts to a run's detail (what the harness planted, decided or saw)."""
+    def note_run(self, run: RunHandle, *, planted_id: str) -> None:
+        """Record what the harness planted on a run (the ledger witness's request id)."""
         assert self.writer is not None
-        self._details.setdefault(run.id, {}).update(detail)
-        self.writer.update("runs", ("id", run.id), {"detail": json.dumps(self._details[run.id])})
+        detail = self._details[run.id] = replace(self._details.get(run.id, RunDetail()), planted_id=planted_id)
+        self.writer.update_run(run.id, RunNote(detail=detail))
 
     def end_run(self, run: RunHandle, *, exit_code: int | None = None, outcome: str = "ended", note: str = "") -> None:
         assert self.writer is not None
-        values: dict[str, Any] = {"ended_at": time.time(), "exit_code": exit_code, "outcome": outcome}
+        detail = self._details.get(run.id, RunDetail())
         if note:
-            self._details.setdefault(run.id, {})["note"] = note
-            values["detail"] = json.dumps(self._details[run.id])
-        self.writer.update("runs", ("id", run.id), values)
+            detail = self._details[run.id] = replace(detail, note=note)
+        self.writer.update_run(
+            run.id, RunEnd(ended_at=time.time(), exit_code=exit_code, outcome=outcome, detail=detail)
+        )
         self.writer.flush()
 
     def close(self) -> None:
@@ -248,12 +245,11 @@ class Capture:
             code = self.proxy.stop()
             if code not in (0, -2, 130) and self.writer is not None:
                 self.writer.insert(
-                    "anomalies",
-                    {
-                        "kind": "proxy-exit",
-                        "t": time.time(),
-                        "detail": f"mitmdump exited with code {code}: {self.proxy.output_tail()[-2000:]}",
-                    },
+                    AnomalyRow(
+                        kind="proxy-exit",
+                        detail=f"mitmdump exited with code {code}: {self.proxy.output_tail()[-2000:]}",
+                        t=time.time(),
+                    )
                 )
             self.proxy = None
         for running in self.endpoints:

@@ -6,9 +6,10 @@ import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
-Sink = Callable[[dict[str, Any]], None]
+from backchannel.recordings.rows import UrlHitRow
+
+Sink = Callable[[UrlHitRow], None]
 
 
 class UrlServer:
@@ -26,8 +27,9 @@ class UrlServer:
                 return
 
             def _hit(self) -> None:
-                sink({"run_id": owner.run_id, "server": owner.name, "method": self.command, "path": self.path,
-                      "headers": [[k, v] for k, v in self.headers.items()], "t": time.time()})  # fmt: skip
+                headers = tuple(self.headers.items())
+                sink(UrlHitRow(run_id=owner.run_id, server=owner.name, method=self.command, path=self.path,
+                               headers=headers, t=time.time()))  # fmt: skip
                 body = b"<html><body>backchannel: this page records that it was fetched.</body></html>"
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Progress
+from backchannel.recordings.shapes import Invocation, ProbeOptions
 
 
 def run_once(scenario: str, options: CheckOptions, progress: Progress) -> Path:
@@ -15,9 +15,9 @@ def run_once(scenario: str, options: CheckOptions, progress: Progress) -> Path:
     if not options.client:
         raise CheckError(f'--scenario {scenario} runs a client once: give --client "CMD ... {{url}}"')
     client = list(options.client)
-    meta = {"scenario": scenario, "probe_options": json.dumps({"client": client})}
-    with Capture(options.out, endpoint=EndpointConfig(scenario=scenario), meta=meta) as capture:
-        capture.set_meta("invocation", json.dumps(client))
+    meta = (ProbeOptions(client=tuple(client)),)
+    with Capture(options.out, endpoint=EndpointConfig(scenario=scenario), scenario=scenario, meta=meta) as capture:
+        capture.set_meta(Invocation(argv=tuple(client)))
         run = capture.new_run("run", {}, scenario=scenario)
         progress(f"running the client once against the {scenario} tools")
         capture.run_client(run, client, timeout=options.timeout, stdin=options.stdin)

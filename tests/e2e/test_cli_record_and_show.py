@@ -252,7 +252,7 @@ def test_a_client_that_cannot_start_exits_2_naming_why_and_the_recording_keeps_t
     assert done.returncode == 2
     assert "No such file or directory" in done.stderr.splitlines()[-1]
     (run,) = load(out).runs
-    assert run.outcome == "failed-to-start" and "No such file" in run.detail["note"]
+    assert run.outcome == "failed-to-start" and "No such file" in (run.detail.note or "")
 
 
 def test_show_escapes_terminal_control_sequences_a_hostile_recording_carries(tmp_path):

@@ -1,9 +1,12 @@
 import sqlite3
 
 import pytest
+from sqlite_utils import Migrations
 
 from backchannel.recordings import RecordingError, RecordingFormatError, load, store
+from backchannel.recordings import migrations as m
 from backchannel.recordings.reader import read_run
+from backchannel.recordings.rows import RunRow
 from tests.factories import new_recording
 
 
@@ -40,19 +43,19 @@ def test_a_recording_from_a_newer_tool_asks_for_an_update(tmp_path):
 
 def test_a_recording_in_an_older_format_names_the_upgrade_command(tmp_path, monkeypatch):
     path = new_recording(tmp_path / "r.sqlite")
-    from backchannel.recordings import migrations as m
+    newer = Migrations(m.MIGRATION_SET)  # this tool's migrations and one more, as a newer tool would have
+    for name in m.known_migrations():
+        newer(name=name)(getattr(m, name))
 
-    @m.migrations(name="m002_test_only")
-    def m002_test_only(db):
+    @newer(name="m999_test_only")
+    def m999_test_only(db):
         db.execute("CREATE TABLE extra (x)")
 
-    try:
-        with pytest.raises(RecordingFormatError, match=f"Run: backchannel upgrade {path}"):
-            load(path)
-        assert store.upgrade(path) == ["m002_test_only"]
-        assert load(path).format_version == "m002_test_only"
-    finally:
-        m.migrations._migrations.pop()
+    monkeypatch.setattr(m, "migrations", newer)
+    with pytest.raises(RecordingFormatError, match=f"Run: backchannel upgrade {path}"):
+        load(path)
+    assert store.upgrade(path) == ["m999_test_only"]
+    assert load(path).format_version == "m999_test_only"
 
 
 def test_a_malformed_row_is_named_by_table_and_key(tmp_path):
@@ -95,11 +98,9 @@ def test_terminal_output_is_reassembled_by_offset(tmp_path):
 
 def test_a_run_can_be_read_alone_while_the_recording_is_written(tmp_path):
     path = tmp_path / "r.sqlite"
-    store.create(path, {})
+    store.create(path)
     writer = store.RecordingWriter(path)
-    writer.insert(
-        "runs", {"id": "a", "ordinal": 1, "name": "x", "upstream": "http://127.0.0.1:1/mcp", "plan": {"mutations": []}}
-    )
+    writer.insert(RunRow(id="a", ordinal=1, name="x", upstream="http://127.0.0.1:1/mcp", plan={"mutations": []}))
     writer.flush()
     run = read_run(path, "a")
     assert run is not None and run.plan == {"mutations": []}

@@ -5,40 +5,38 @@ from pathlib import Path
 import pytest
 
 from backchannel.recordings import RecordingError, RecordingFormatError, load, store
-from backchannel.recordings.migrations import migrations
+from backchannel.recordings.migrations import latest
+from backchannel.recordings.rows import AnomalyRow, MessageRow, UrlHitRow
 from tests.factories import new_recording
+
+FROZEN_M001 = Path(__file__).resolve().parent.parent / "fixtures" / "format-m001.sqlite"
 
 
 def test_a_new_recording_is_marked_as_ours_and_versioned(tmp_path):
     path = new_recording(tmp_path / "r.sqlite")
     rec = load(path)
     assert rec.meta["format"] == "backchannel-recording"
-    assert rec.format_version == migrations._migrations[-1].name
+    assert rec.format_version == latest()
     assert rec.meta["nonce"] == "test-nonce"
 
 
 def test_creating_over_an_existing_file_is_refused(tmp_path):
     path = new_recording(tmp_path / "r.sqlite")
     with pytest.raises(RecordingError, match="already exists"):
-        store.create(path, {})
+        store.create(path)
 
 
 def test_rows_written_by_the_batched_writer_come_back_in_order(tmp_path):
     path = tmp_path / "r.sqlite"
-    store.create(path, {})
+    store.create(path)
     writer = store.RecordingWriter(path)
     for i in range(120):
         writer.insert(
-            "messages",
-            {
-                "run_id": "a",
-                "direction": "to-server",
-                "kind": "request",
-                "jsonrpc_id": str(i),
-                "method": "tools/call",
-                "text": f'{{"id":{i}}}',
-            },
-        )
+            MessageRow(
+                run_id="a", direction="to-server", kind="request", jsonrpc_id=str(i), method="tools/call",
+                text=f'{{"id":{i}}}',
+            )
+        )  # fmt: skip
     writer.flush()
     writer.close()
     store.finalize(path)
@@ -49,12 +47,12 @@ def test_rows_written_by_the_batched_writer_come_back_in_order(tmp_path):
 
 def test_writes_from_several_threads_all_land(tmp_path):
     path = tmp_path / "r.sqlite"
-    store.create(path, {})
+    store.create(path)
     writer = store.RecordingWriter(path)
 
     def work(n: int) -> None:
         for i in range(50):
-            writer.insert("anomalies", {"kind": f"k{n}", "detail": str(i)})
+            writer.insert(AnomalyRow(kind=f"k{n}", detail=str(i)))
 
     threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
     for t in threads:
@@ -76,40 +74,39 @@ def test_finalised_recording_uses_a_rollback_journal_so_read_only_copies_open(tm
 
 def test_committed_rows_are_readable_while_the_writer_is_still_open(tmp_path):
     path = tmp_path / "r.sqlite"
-    store.create(path, {})
+    store.create(path)
     writer = store.RecordingWriter(path)
-    writer.insert("anomalies", {"kind": "x", "detail": "y"})
+    writer.insert(AnomalyRow(kind="x", detail="y"))
     writer.flush()
     assert [a.kind for a in load(path).anomalies] == ["x"]
     writer.close()
 
 
-def test_unknown_columns_are_a_programming_error(tmp_path):
-    path = tmp_path / "r.sqlite"
-    store.create(path, {})
-    writer = store.RecordingWriter(path)
-    with pytest.raises(ValueError, match="unknown table or columns"):
-        writer.insert("messages", {"nope": 1})
+def test_a_row_the_recording_has_no_table_for_is_a_programming_error(tmp_path):
+    copy = tmp_path / "old.sqlite"
+    copy.write_bytes(FROZEN_M001.read_bytes())  # format m001: no url_hits table yet
+    writer = store.RecordingWriter(copy)
+    with pytest.raises(ValueError, match="unknown table or columns for url_hits"):
+        writer.insert(UrlHitRow(server="declined", method="GET", path="/"))
     writer.close()
 
 
 def test_a_writer_that_fails_refuses_further_writes_loudly(tmp_path, capsys):
     path = tmp_path / "r.sqlite"
-    store.create(path, {})
+    store.create(path)
     writer = store.RecordingWriter(path)
-    writer.insert("messages", {"direction": "to-server", "kind": "request", "text": None})  # NOT NULL violated
+    writer.insert(MessageRow(direction="to-server", kind="request", text=None))  # type: ignore[arg-type]  # NOT NULL
     with pytest.raises(RecordingError, match="stopped accepting writes"):
         writer.flush()
     with pytest.raises(RecordingError):
-        writer.insert("anomalies", {"kind": "x", "detail": "y"})
+        writer.insert(AnomalyRow(kind="x", detail="y"))
     writer.close()
     assert "recording writer" in capsys.readouterr().err
 
 
 def test_a_recording_frozen_at_the_first_format_upgrades_and_keeps_its_rows(tmp_path):
-    frozen = Path(__file__).resolve().parent.parent / "fixtures" / "format-m001.sqlite"
     copy = tmp_path / "old.sqlite"
-    copy.write_bytes(frozen.read_bytes())
+    copy.write_bytes(FROZEN_M001.read_bytes())
     with pytest.raises(
         RecordingFormatError, match=f"uses recording format m001_initial.*Run: backchannel upgrade {copy}"
     ):

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.run.url_servers import UrlServer
 from backchannel.proxy.scenarios.base import CheckOptions, Progress
+from backchannel.recordings.rows import UrlHitRow
+from backchannel.recordings.shapes import ProbeOptions, UrlServers
 
 SCENARIO = "elicitation-url-mode"
 DEFAULT_HOLD_MS = 5000
@@ -21,26 +21,29 @@ class UrlModeScenario:
         self.progress = progress
 
     def run(self) -> Path:
-        pending: list[dict[str, Any]] = []
+        pending: list[UrlHitRow] = []
         capture: Capture | None = None
 
-        def sink(row: dict[str, Any]) -> None:
+        def sink(row: UrlHitRow) -> None:
             if capture is not None and capture.writer is not None:
-                capture.writer.insert("url_hits", row)
+                capture.writer.insert(row)
             else:
                 pending.append(row)
 
         declined, accepted = UrlServer("declined", sink), UrlServer("accepted", sink)
         hold = int(self.options.setting("hold_ms", DEFAULT_HOLD_MS))
         params = {"url_declined": declined.url("/link/round-1"), "url_base": accepted.url(""), "hold_ms": str(hold)}
-        meta = {"scenario": SCENARIO, "url_servers": json.dumps({"declined": declined.port, "accepted": accepted.port}),
-                "probe_options": json.dumps({"client": list(self.options.client or []), "hold_ms": hold})}  # fmt: skip
+        meta = (
+            UrlServers(ports={"declined": declined.port, "accepted": accepted.port}),
+            ProbeOptions(client=tuple(self.options.client or ()), hold_ms=hold),
+        )
+        endpoint = EndpointConfig(scenario=SCENARIO, params=params)
         try:
-            with Capture(self.options.out, endpoint=EndpointConfig(scenario=SCENARIO, params=params), meta=meta) as cap:
+            with Capture(self.options.out, endpoint=endpoint, scenario=SCENARIO, meta=meta) as cap:
                 capture = cap
                 for row in pending:
-                    cap.writer.insert("url_hits", row)  # type: ignore[union-attr]
-                run = cap.new_run("contract", {}, scenario=SCENARIO, detail={**params, "hold_ms": hold})
+                    sink(row)
+                run = cap.new_run("contract", {}, scenario=SCENARIO, facts={**params, "hold_ms": hold})
                 declined.run_id = accepted.run_id = run.id
                 self.progress("running the client against six tools, with two URL servers recording every hit")
                 cap.run_client(

@@ -21,6 +21,9 @@ from backchannel.proxy.run.discovery import Discovery, HelpOutput, discover
 from backchannel.proxy.run.lab import Lab
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Progress
 from backchannel.recordings import load
+from backchannel.recordings.meta import MetaValue
+from backchannel.recordings.shapes import Discovery as DiscoveryRecord
+from backchannel.recordings.shapes import Invocation, ProbeOptions
 
 SCENARIO = "mrtr-provenance"
 INPUT_KEY = "bckch_probe_input"
@@ -81,19 +84,21 @@ class MrtrProbe:
         self.progress = progress
         self.markers = Markers(secrets.token_hex(6))
 
-    def _meta(self) -> dict[str, str]:
-        opts = {
-            "ignore_capabilities": bool(self.options.setting("ignore_capabilities", False)),
-            "result_type_rule": str(self.options.setting("result_type_rule", "spec")),
-            "target": list(self.options.target) if self.options.target else None,
-            "client": list(self.options.client) if self.options.client else None,
-            "stdin": self.options.stdin.decode("utf-8", "replace") if self.options.stdin is not None else None,
-        }
-        return {"scenario": SCENARIO, "probe_options": json.dumps(opts)}
+    def _meta(self) -> tuple[MetaValue, ...]:
+        opts = ProbeOptions(
+            ignore_capabilities=bool(self.options.setting("ignore_capabilities", False)),
+            result_type_rule=str(self.options.setting("result_type_rule", "spec")),
+            target=tuple(self.options.target) if self.options.target else None,
+            client=tuple(self.options.client) if self.options.client else None,
+            stdin=self.options.stdin.decode("utf-8", "replace") if self.options.stdin is not None else None,
+        )
+        return (opts,)
 
     def run(self) -> Path:
         config = EndpointConfig(scenario=SCENARIO, server_name=self.markers.server_name, nonce=self.markers.nonce)
-        with Capture(self.options.out, endpoint=config, nonce=self.markers.nonce, meta=self._meta()) as capture:
+        with Capture(
+            self.options.out, endpoint=config, nonce=self.markers.nonce, scenario=SCENARIO, meta=self._meta()
+        ) as capture:
             legacy = capture.start_endpoint(
                 EndpointConfig(
                     scenario=SCENARIO, server_name=self.markers.server_name, nonce=self.markers.nonce, legacy_only=True
@@ -116,7 +121,7 @@ class MrtrProbe:
                     probe_message(self.markers, lab.home), bool(self.options.setting("ignore_capabilities", False))
                 ),
                 scenario=SCENARIO,
-                detail={"decoy": DECOY_FILE, "input_key": INPUT_KEY},
+                facts={"decoy": DECOY_FILE, "input_key": INPUT_KEY},
             )
             capture.run_client(probe, invocation, timeout=self.options.timeout, lab=lab, stdin=self.options.stdin)
             self.progress("ABSENT run")
@@ -131,7 +136,7 @@ class MrtrProbe:
         if self.options.client:
             if not any("{url}" in part for part in self.options.client):
                 raise CheckError("--client must contain {url} where the server URL goes")
-            capture.set_meta("invocation", json.dumps(list(self.options.client)))
+            capture.set_meta(Invocation(argv=tuple(self.options.client)))
             return list(self.options.client)
         assert self.options.target
         base = list(self.options.target)
@@ -162,21 +167,18 @@ class MrtrProbe:
 
         found: Discovery = discover(base, run_help, try_candidate)
         capture.set_meta(
-            "discovery",
-            json.dumps(
-                {
-                    "status": found.status,
-                    "invocation": list(found.invocation) if found.invocation else None,
-                    "candidates": [list(c) for c in found.candidates],
-                    "tried": [list(c) for c in found.tried],
-                }
-            ),
+            DiscoveryRecord(
+                status=found.status,
+                invocation=tuple(found.invocation) if found.invocation else None,
+                candidates=tuple(tuple(c) for c in found.candidates),
+                tried=tuple(tuple(c) for c in found.tried),
+            )
         )
         capture.flush()
         if found.invocation is None:
             self.progress(f"discovery: {found.status}")
             return None
-        capture.set_meta("invocation", json.dumps(list(found.invocation)))
+        capture.set_meta(Invocation(argv=tuple(found.invocation)))
         return list(found.invocation)
 
     def _witnesses(self, capture: Capture) -> bool:

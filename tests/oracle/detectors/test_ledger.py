@@ -9,7 +9,7 @@ MODERN = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
 
 def _msg(seq, method, params, direction="to-server", kind="request"):
     text = json.dumps({"jsonrpc": "2.0", "id": seq, "method": method, "params": params})
-    return {"seq": seq, "run_id": "r", "direction": direction, "kind": kind, "method": method, "text": text}
+    return {"run_id": "r", "direction": direction, "kind": kind, "method": method, "text": text}  # seq: in order
 
 
 def test_a_client_that_probed_discover_then_initialized_is_legacy(tmp_path):
