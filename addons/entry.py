@@ -29,6 +29,7 @@ class Backchannel:
         self.router: Router | None = None
         self.rewriter: Rewriter | None = None
         self.recorder: Recorder | None = None
+        self._refused = False  # a path was refused: the rollback to "" that follows is not a second error
 
     def load(self, loader: Any) -> None:
         loader.add_option("backchannel_recording", str, "", "The SQLite recording to write into (must exist).")
@@ -39,10 +40,13 @@ class Backchannel:
             return
         path = ctx.options.backchannel_recording
         if not path:
+            if self._refused:  # mitmproxy rolled the refused path back to "": the refusal already said why
+                return
             raise exceptions.OptionsError("backchannel_recording is required: the recording to write into")  # type: ignore[no-untyped-call]
         try:
             self.session = Session(path)
         except (RecordingError, OSError) as exc:
+            self._refused = True
             raise exceptions.OptionsError(f"cannot open recording {path}: {exc}") from exc  # type: ignore[no-untyped-call]
         self.recorder = Recorder(self.session, flow_state=ctx.options.backchannel_flow_state)
         self.router = Router(self.session)

@@ -94,13 +94,18 @@ class RecordingWriter:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._failure: BaseException | None = None
         self._columns: dict[str, frozenset[str]] = {}
-        conn = self._connect()
+        if not Path(self.path).is_file():  # sqlite3 would create an empty file and then call it "not a recording"
+            raise RecordingFormatError(f"{self.path}: no such recording (the writer only opens an existing one)")
         try:
-            for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'"):
-                cols = [row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')]
-                self._columns[name] = frozenset(cols)
-        finally:
-            conn.close()
+            conn = self._connect()
+            try:
+                for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'"):
+                    cols = [row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')]
+                    self._columns[name] = frozenset(cols)
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError as exc:
+            raise RecordingFormatError(f"{self.path} is not a backchannel recording ({exc})") from exc
         if "meta" not in self._columns:
             raise RecordingFormatError(f"{self.path} is not a backchannel recording (no meta table)")
         self._local = threading.local()
