@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 # Bodies above this are stored raw but not parsed: the proxy must stay responsive for everyone else.
 PARSE_LIMIT = 16 * 1024 * 1024
@@ -29,12 +32,37 @@ class ParsedBody:
     anomalies: tuple[tuple[str, str], ...]  # (kind, detail)
 
 
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]*\Z")
+
+
+def loads(text: str | bytes) -> Any:
+    """json.loads, faster: orjson first; what orjson refuses and the stdlib takes (NaN, integers past 64 bits, lone
+    surrogates, deeper nesting) falls back to the stdlib, so every message decodes exactly as before.
+
+    Raises:
+        ValueError: not JSON. RecursionError: nested deeper than the stdlib can follow.
+    """
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+
+
+def id_text(raw_id: Any) -> str:
+    """A JSON-RPC id as JSON text, byte for byte as json.dumps writes it (so 7 and "7" stay apart)."""
+    if type(raw_id) is int:
+        return str(raw_id)
+    if type(raw_id) is str and _PLAIN_ID.match(raw_id):
+        return f'"{raw_id}"'
+    return json.dumps(raw_id, separators=(",", ":"))
+
+
 def classify(payload: Any) -> ParsedMessage:
     """Name the kind of one decoded JSON-RPC value."""
     if not isinstance(payload, dict):
         return ParsedMessage("invalid", None, None, payload)
     raw_id = payload.get("id")
-    jid = None if "id" not in payload else json.dumps(raw_id, separators=(",", ":"))
+    jid = None if "id" not in payload else id_text(raw_id)
     method = payload.get("method") if isinstance(payload.get("method"), str) else None
     if method is not None:
         return ParsedMessage("request" if "id" in payload else "notification", jid, method, payload)
@@ -48,9 +76,11 @@ def classify(payload: Any) -> ParsedMessage:
 def parse_text(text: str) -> tuple[tuple[ParsedMessage, ...], tuple[tuple[str, str], ...]]:
     """Decode JSON text into messages; a batch array yields each member plus a `jsonrpc-batch` anomaly."""
     try:
-        value = json.loads(text)
+        value = loads(text)
     except ValueError as exc:
         return (), (("not-json", f"body is not JSON: {exc}"),)
+    except RecursionError:
+        return (), (("not-json", "body is JSON nested too deeply to decode; kept raw"),)
     if isinstance(value, list):
         detail = f"JSON-RPC batch of {len(value)} messages (batching was removed from MCP in 2025-06-18)"
         return tuple(classify(v) for v in value), (("jsonrpc-batch", detail),)

@@ -22,13 +22,12 @@ from backchannel.recordings.rows import (
 )
 
 from .jsonrpc import ParsedMessage, classify, is_sse, parse_body, parse_text
-from .redact import redact_headers
 from .session import FlowState, Session, header_pairs
 from .sse import SseItem
 
 
 def _headers(pairs: list[tuple[str, str]] | None) -> list[tuple[str, str]]:
-    return redact_headers(pairs or [])
+    return pairs or []  # secrets are redacted as the row is written (recordings/rows.py), off the hot path
 
 
 def _flow_state(flow: http.HTTPFlow) -> bytes | None:
@@ -75,20 +74,29 @@ class Recorder:
         )
         if flow.request.method != "POST":
             return
-        upstream = None if forwarded == state.client_request else forwarded.decode("utf-8", "replace")
+        # what the messages need, taken now (cheap); the parse and the rows happen on the writer thread
+        body, request, t = state.client_request, state.request, time.time()
+        run_id, flow_id, ctype = state.run_id, flow.id, flow.request.headers.get("content-type")
         mutation = next((r.KIND for r in state.applied if r.ROLE == "request"), None)
-        if state.request is not None:  # the Rewriter already decoded this single request: no second parse
-            text = state.client_request.decode("utf-8")
-            self._message(state, flow.id, "to-server", classify(state.request), text, upstream, mutation, None)
-            return
-        parsed = parse_body(state.client_request, flow.request.headers.get("content-type"))
-        for message in parsed.messages:
-            self._message(state, flow.id, "to-server", message, _single(parsed.text, parsed), upstream, mutation, None)
-        self._anomalies(flow, state, parsed.anomalies, "request")
+
+        def messages() -> None:
+            upstream = None if forwarded == body else forwarded.decode("utf-8", "replace")
+            if request is not None:  # the Rewriter already decoded this single request: no second parse
+                message = classify(request)
+                self._message(run_id, flow_id, "to-server", message, body.decode("utf-8"), upstream, mutation, None, t)
+                return
+            parsed = parse_body(body, ctype)
+            for message in parsed.messages:
+                self._message(
+                    run_id, flow_id, "to-server", message, _single(parsed.text, parsed), upstream, mutation, None, t
+                )
+            self._anomalies(flow_id, run_id, parsed.anomalies, "request", t)
+
+        self.writer.later(messages)
 
     def _message(
         self,
-        state: FlowState,
+        run_id: str | None,
         flow_id: str,
         direction: Direction,
         message: ParsedMessage,
@@ -96,24 +104,24 @@ class Recorder:
         upstream: str | None,
         mutation: str | None,
         sse_idx: int | None,
+        t: float,
+        answers: str | None = None,
     ) -> None:
-        method = message.method
-        if method is None and state.request is not None and direction == "to-client":
-            method = state.request.get("method") if isinstance(state.request.get("method"), str) else None
         self.writer.insert(
             MessageRow(
-                run_id=state.run_id,
+                run_id=run_id,
                 flow_id=flow_id,
                 sse_idx=sse_idx,
                 direction=direction,
                 kind=message.kind,
                 jsonrpc_id=message.jsonrpc_id,
-                method=method,
+                # a response carries the method it answers
+                method=message.method if message.method is not None or direction == "to-server" else answers,
                 # the exact text as it crossed when the body held just this message; a batch member is re-serialised
                 text=text if text else json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False),
                 upstream_text=upstream,
                 mutation=mutation,
-                t=time.time(),
+                t=t,
             )
         )
 
@@ -125,9 +133,9 @@ class Recorder:
         else:
             self.writer.update_exchange(state.exchange_flow_id, outcome)
 
-    def _anomalies(self, flow: http.HTTPFlow, state: FlowState, found: Any, where: str) -> None:
+    def _anomalies(self, flow_id: str, run_id: str | None, found: Any, where: str, t: float) -> None:
         for kind, detail in found:
-            self.session.anomaly(flow.id, state.run_id, kind, f"{where}: {detail}", time.time())
+            self.session.anomaly(flow_id, run_id, kind, f"{where}: {detail}", t)
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)
@@ -179,11 +187,12 @@ class Recorder:
         mutation = _last_result_mutation(state) if item.changed else None
         if item.made_by is not None:
             mutation = item.made_by  # e.g. a progress notification the proxy made while holding
+        t = time.time()
         for message in messages:
             if message.kind in ("response", "error") and message.jsonrpc_id is not None:
                 state.saw_final_response = True
             self._message(
-                state,
+                state.run_id,
                 flow.id,
                 "to-client",
                 message,
@@ -191,8 +200,10 @@ class Recorder:
                 upstream_data,
                 mutation,
                 idx,
+                t,
+                _method_of(state.request),
             )
-        self._anomalies(flow, state, anomalies, f"SSE event {idx}")
+        self._anomalies(flow.id, state.run_id, anomalies, f"SSE event {idx}", t)
 
     def response(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)
@@ -232,35 +243,41 @@ class Recorder:
         # differently (held, reframed as SSE)
         delivery = [r.KIND for r in state.applied if r.ROLE == "delivery"]
         mutation = state.answered_by_proxy or _last_result_mutation(state) or (delivery[-1] if delivery else None)
-        if is_sse(ctype):
-            # the proxy turned JSON into SSE: the message is the event's data
-            parsed = parse_body(upstream_body, None)
-            rewritten = _data_of(client_body)
-            upstream_text = None if parsed.text == rewritten else parsed.text
-            self.writer.insert(
-                SseItemRow(
-                    run_id=state.run_id,
-                    flow_id=flow.id,
-                    idx=0,
-                    kind="event",
-                    origin="proxy",
-                    upstream_raw=upstream_body,
-                    client_raw=client_body,
-                    t=time.time(),
+        run_id, flow_id, answers, t = state.run_id, flow.id, _method_of(state.request), time.time()
+
+        def messages() -> None:  # on the writer thread: the body parsed and its rows made off the proxy's path
+            if is_sse(ctype):
+                # the proxy turned JSON into SSE: the message is the event's data
+                parsed = parse_body(upstream_body, None)
+                rewritten = _data_of(client_body)
+                upstream_text = None if parsed.text == rewritten else parsed.text
+                self.writer.insert(
+                    SseItemRow(
+                        run_id=run_id,
+                        flow_id=flow_id,
+                        idx=0,
+                        kind="event",
+                        origin="proxy",
+                        upstream_raw=upstream_body,
+                        client_raw=client_body,
+                        t=t,
+                    )
                 )
-            )
-            for message in parse_text(rewritten)[0] if rewritten else ():
-                self._message(state, flow.id, "to-client", message, rewritten or "", upstream_text, mutation, 0)
-            return
-        parsed = parse_body(client_body, ctype)
-        upstream_text = None
-        if client_body != upstream_body:
-            upstream_text = parse_body(upstream_body, ctype).text
-        for message in parsed.messages:
-            self._message(
-                state, flow.id, "to-client", message, _single(parsed.text, parsed), upstream_text, mutation, None
-            )
-        self._anomalies(flow, state, parsed.anomalies, "response")
+                for message in parse_text(rewritten)[0] if rewritten else ():
+                    self._message(
+                        run_id, flow_id, "to-client", message, rewritten or "", upstream_text, mutation, 0, t, answers
+                    )
+                return
+            parsed = parse_body(client_body, ctype)
+            upstream_text = None
+            if client_body != upstream_body:
+                upstream_text = parse_body(upstream_body, ctype).text
+            text = _single(parsed.text, parsed)
+            for message in parsed.messages:
+                self._message(run_id, flow_id, "to-client", message, text, upstream_text, mutation, None, t, answers)
+            self._anomalies(flow_id, run_id, parsed.anomalies, "response", t)
+
+        self.writer.later(messages)
 
     def _finish_stream(self, flow: http.HTTPFlow, state: FlowState) -> None:
         ticket = state.hold_ticket
@@ -309,6 +326,12 @@ class Recorder:
         self.writer.close()
 
 
+def _method_of(request: dict[str, Any] | None) -> str | None:
+    """The method a response answers: its request's, when the request was one JSON-RPC request."""
+    method = request.get("method") if request is not None else None
+    return method if isinstance(method, str) else None
+
+
 def _is_batch(anomalies: Any) -> bool:
     return any(kind == "jsonrpc-batch" for kind, _ in anomalies)
 
@@ -324,9 +347,9 @@ def _data_of(raw: bytes) -> str | None:
     return "\n".join(data) if data else None
 
 
-def _records(state: FlowState) -> list[Any]:
-    """The exchange's mutation records as the JSON the recording keeps."""
-    return [record.to_json() for record in state.applied]
+def _records(state: FlowState) -> tuple[Any, ...]:
+    """The exchange's mutation records, turned into the JSON the recording keeps as the row is written."""
+    return tuple(state.applied)
 
 
 def _last_result_mutation(state: FlowState) -> str | None:

@@ -22,7 +22,7 @@ from backchannel.recordings.mutation_records import (
 
 from . import request_state
 from .hold import HoldServer, HoldTicket
-from .jsonrpc import PARSE_LIMIT, is_json, is_sse
+from .jsonrpc import PARSE_LIMIT, is_json, is_sse, loads
 from .mutations.base import DeliveryStep, EndStep, HeadersStep, Relay, RequestStep
 from .mutations.disconnect import BodyCut
 from .session import FlowState, RunInfo, Session, header_pairs, origin_of
@@ -37,8 +37,8 @@ def _decode_request(body: bytes) -> dict[str, Any] | None:
     if len(body) > PARSE_LIMIT:
         return None  # kept raw and flagged by the Recorder
     try:
-        request = json.loads(body.decode("utf-8"))  # json.loads(bytes) would also take UTF-16/32; the wire is UTF-8
-    except ValueError:  # UnicodeDecodeError included
+        request = loads(body.decode("utf-8"))  # decoding bytes would also take UTF-16/32; the wire is UTF-8
+    except (ValueError, RecursionError):  # UnicodeDecodeError included; too deep: the Recorder flags it
         return None
     return request if isinstance(request, dict) and isinstance(request.get("method"), str) else None
 

@@ -52,16 +52,12 @@ class RunInfo:
     plan: Plan | None  # None: the stored plan does not parse, and every request of the run is refused
     upstream: str
     plan_error: str | None = None
+    target: tuple[str, str, int] = field(init=False)  # (scheme, host, port) of the upstream, split once per run
 
-    @property
-    def target(self) -> tuple[str, str, int]:
-        """(scheme, host, port) of the run's upstream."""
+    def __post_init__(self) -> None:
         parts = urlsplit(self.upstream)
-        return (
-            parts.scheme or "http",
-            parts.hostname or "127.0.0.1",
-            parts.port or (443 if parts.scheme == "https" else 80),
-        )
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        self.target = (parts.scheme or "http", parts.hostname or "127.0.0.1", port)
 
 
 class Session:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from backchannel.recordings.mutation_records import MutationRecord
 
+from .jsonrpc import loads
 from .mutations.base import ResultStep
 from .sse import StreamCut
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from .plan import Mutation
 
 KEEPALIVE = b":\r\n"
+
 
 
 def dumps(value: Any) -> str:
@@ -50,8 +52,8 @@ def rewrite_response(
     if not mutations:
         return None
     try:
-        payload = json.loads(text)
-    except ValueError:
+        payload = loads(text)
+    except (ValueError, RecursionError):
         return None
     if request is None or not answers(request, payload):
         return None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, dataclass_transform
 
 from .model import Direction
+from .redact import redact_headers
 from .shapes import RunDetail, json_text
 
 HeaderPairs = Sequence[tuple[str, str]]
@@ -40,7 +41,8 @@ def _mutations(entries: MutationEntries) -> str:
 
 
 def _headers(pairs: HeaderPairs | None) -> str | None:
-    return None if pairs is None else json_text(pairs)
+    """A header column: secrets redacted here, as the row is written (on the writer thread), whoever built it."""
+    return None if pairs is None else json_text(redact_headers(pairs))
 
 
 # ---------------------------------------------------------------------------------------------- inserted rows
@@ -157,7 +159,7 @@ class UrlHitRow:
     t: float | None = None
 
     def values(self) -> tuple[object, ...]:
-        return (self.run_id, self.server, self.method, self.path, json_text(self.headers), self.t)
+        return (self.run_id, self.server, self.method, self.path, _headers(self.headers), self.t)
 
 
 @row_record
@@ -211,7 +213,7 @@ class ExchangeRequest:
 
     def values(self) -> tuple[object, ...]:
         return (
-            self.run_id, self.flow_id, self.method, self.path, json_text(self.request_headers), self.request_body,
+            self.run_id, self.flow_id, self.method, self.path, _headers(self.request_headers), self.request_body,
             self.upstream_request_body, self.t_request,
         )  # fmt: skip
 
@@ -228,7 +230,7 @@ class ExchangeHead:
     response_headers: HeaderPairs
 
     def values(self) -> tuple[object, ...]:
-        return (self.status, 1, self.t_response, json_text(self.response_headers))
+        return (self.status, 1, self.t_response, _headers(self.response_headers))
 
 
 @row_record
@@ -254,7 +256,7 @@ class ExchangeResponse:
 
     def values(self) -> tuple[object, ...]:
         return (
-            self.status, self.t_response, self.t_end, _mutations(self.mutations), json_text(self.response_headers),
+            self.status, self.t_response, self.t_end, _mutations(self.mutations), _headers(self.response_headers),
             _headers(self.upstream_response_headers), self.upstream_response_body, self.response_body,
             self.flow_state, int(self.forwarded),
         )  # fmt: skip

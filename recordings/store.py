@@ -7,7 +7,7 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -18,13 +18,15 @@ from . import migrations
 from .errors import RecordingError, RecordingFormatError
 from .meta import MetaValue, RecordingInfo
 from .migrations import FORMAT_MARKER, MIGRATION_SET
-from .rows import ExchangeOutcome, ExchangeRequest, Row, RunChange
+from .rows import AnomalyRow, ExchangeOutcome, ExchangeRequest, Row, RunChange
 
 BATCH_ROWS = 50
 BATCH_SECONDS = 0.05
 _STOP = object()
 _FLUSH = "flush"
 _GROUP = "group"
+_LATER = "later"  # a statement slot holding work for the writer thread: it makes rows there (see RecordingWriter.later)
+Params = Sequence[object] | Callable[[], Sequence[object]]  # values, or how to make them on the writer thread
 
 
 def format_version() -> str:
@@ -127,7 +129,7 @@ class RecordingWriter:
         if known is None or not set(names) <= known:
             raise ValueError(f"unknown table or columns for {table}: {sorted(names)}")
 
-    def _put(self, sql: str, params: Sequence[object]) -> None:
+    def _put(self, sql: str, params: Params) -> None:
         group = getattr(self._local, "group", None)
         if group is not None:
             group.append((sql, params))
@@ -137,7 +139,7 @@ class RecordingWriter:
     @contextmanager
     def group(self) -> Iterator[None]:
         """Hand every statement made inside to the writer thread as one item: one wake-up, not one per row."""
-        statements: list[tuple[str, Sequence[object]]] = []
+        statements: list[tuple[str, Params]] = []
         self._local.group = statements
         try:
             yield
@@ -158,13 +160,13 @@ class RecordingWriter:
     def insert(self, row: Row) -> None:
         """Queue one row for insertion (each record type's statement is checked against the schema once)."""
         sql = self._prepared(type(row)) or self._prepare_insert(type(row), row.TABLE, row.COLUMNS)
-        self._put(sql, row.values())
+        self._put(sql, row.values)  # encoded (JSON columns, redaction) on the writer thread, off the proxy's path
 
     def insert_exchange(self, request: ExchangeRequest, outcome: ExchangeOutcome) -> None:
         """Queue an exchange row: its request side with its first outcome, as one statement."""
         key = (ExchangeRequest, type(outcome))
         sql = self._prepared(key) or self._prepare_insert(key, request.TABLE, (*request.COLUMNS, *outcome.COLUMNS))
-        self._put(sql, request.values() + outcome.values())
+        self._put(sql, lambda: request.values() + outcome.values())
 
     def update_exchange(self, flow_id: str, outcome: ExchangeOutcome) -> None:
         """Queue a later outcome of an exchange already written (a late error, a stream's end)."""
@@ -181,12 +183,20 @@ class RecordingWriter:
             self._check(change.TABLE, (change.KEY, *change.COLUMNS))
             sets = ", ".join(f"{c} = ?" for c in change.COLUMNS)
             sql = self._sql[key] = f"UPDATE {change.TABLE} SET {sets} WHERE {change.KEY} = ?"
-        self._put(sql, (*change.values(), key_value))
+        self._put(sql, lambda: (*change.values(), key_value))
 
     def set_meta(self, value: MetaValue) -> None:
         """Queue a meta entry, replacing any earlier one under its key."""
         self._check("meta", ("key", "value"))
         self._put("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", value.meta_entry())
+
+    def later(self, work: Callable[[], None]) -> None:
+        """Run `work` on the writer thread, in queue order; the rows it inserts there are written with it.
+
+        For the proxy's hot path: a hook hands over the bytes it saw and lets the writer thread parse them and build
+        the rows. Work that raises does not stop the writer: it becomes a `recorder-failed` anomaly.
+        """
+        self._put(_LATER, work)  # type: ignore[arg-type]
 
     def flush(self, timeout: float = 10.0) -> None:
         """Wait until everything queued so far is committed."""
@@ -229,15 +239,41 @@ class RecordingWriter:
                     conn.execute("BEGIN")
                     first = time.monotonic()
                 statements = item[1] if item[0] is _GROUP else [item]
-                for sql, params in statements:
-                    conn.execute(sql, params)
-                pending += len(statements)
+                pending += self._execute(conn, statements)
         except BaseException as exc:  # a writer that dies silently would lose traffic
             self._failure = exc
             print(f"backchannel: recording writer for {self.path} failed: {exc}", file=sys.stderr, flush=True)
             self._drain_flushes()
         finally:
             conn.close()
+
+    def _execute(self, conn: sqlite3.Connection, statements: Sequence[tuple[str, Params]]) -> int:
+        """Run queued statements on the writer thread, making values and running later work here; returns a count."""
+        done = 0
+        for sql, params in statements:
+            if sql is _LATER:
+                made: list[tuple[str, Params]] = []
+                self._local.group = made
+                try:
+                    params()  # type: ignore[operator]
+                except Exception as exc:  # noqa: BLE001 - a hostile body must not stop the recording
+                    made.append(self._failed_row(exc))
+                finally:
+                    self._local.group = None
+                done += self._execute(conn, made)
+                continue
+            try:
+                values = params() if callable(params) else params
+            except Exception as exc:  # noqa: BLE001 - the same: record that this row could not be made
+                sql, values = self._failed_row(exc)
+            conn.execute(sql, values)
+            done += 1
+        return done
+
+    def _failed_row(self, exc: Exception) -> tuple[str, Sequence[object]]:
+        row = AnomalyRow(kind="recorder-failed", detail=f"a row could not be made: {type(exc).__name__}: {exc}")
+        sql = self._prepared(AnomalyRow) or self._prepare_insert(AnomalyRow, row.TABLE, row.COLUMNS)
+        return sql, row.values()
 
     def _drain_flushes(self) -> None:
         while True:

@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.proxy.drivers.test_py_sdk import (
+
+from backchannel.proxy.clients.drivers.paths import node_driver, repo_root
+from tests.proxy.clients.drivers.test_py_sdk import (
     FORM_ANSWER,
     ContractEndpoint,
     DriverRun,
@@ -30,8 +32,6 @@ from tests.proxy.drivers.test_py_sdk import (
     contract_endpoint,
     run_driver,
 )
-
-from backchannel.proxy.clients.drivers.paths import node_driver, repo_root
 
 
 def ts_driver() -> list[str]:

@@ -1,4 +1,4 @@
-from backchannel.addons.redact import REDACTED, redact_headers
+from backchannel.recordings.redact import REDACTED, redact_headers
 
 
 def test_secret_headers_keep_their_presence_but_lose_their_value():
