@@ -22,12 +22,8 @@ from backchannel.recordings.rows import (
 )
 
 from .jsonrpc import ParsedMessage, classify, is_sse, parse_body, parse_text
-from .session import FlowState, Session, header_pairs
+from .session import FlowState, Session
 from .sse import SseItem
-
-
-def _headers(pairs: list[tuple[str, str]] | None) -> list[tuple[str, str]]:
-    return pairs or []  # secrets are redacted as the row is written (recordings/rows.py), off the hot path
 
 
 def _flow_state(flow: http.HTTPFlow) -> bytes | None:
@@ -67,7 +63,7 @@ class Recorder:
             flow_id=flow.id,
             method=flow.request.method,
             path=state.client_path,
-            request_headers=_headers(header_pairs(flow.request.headers)),
+            request_headers=flow.request.headers.fields,  # an immutable snapshot, decoded when written
             request_body=state.client_request,
             upstream_request_body=None if forwarded == state.client_request else forwarded,
             t_request=flow.request.timestamp_start,
@@ -145,7 +141,7 @@ class Recorder:
                 ExchangeHead(
                     status=flow.response.status_code,
                     t_response=flow.response.timestamp_start,
-                    response_headers=_headers(header_pairs(flow.response.headers)),
+                    response_headers=flow.response.headers.fields,
                 ),
             )
 
@@ -220,8 +216,8 @@ class Recorder:
             return
         client_body = flow.response.raw_content or b""
         upstream_body = state.upstream_response_body if state.upstream_response_body is not None else client_body
-        client_headers = _headers(header_pairs(flow.response.headers))
-        upstream_headers = _headers(state.upstream_response_headers) if state.upstream_response_headers else None
+        client_headers = flow.response.headers.fields
+        upstream_headers = state.upstream_response_headers or None
         self._exchange(
             state,
             ExchangeResponse(
@@ -292,7 +288,7 @@ class Recorder:
             ExchangeStreamEnd(
                 t_end=flow.response.timestamp_end if flow.response else time.time(),
                 mutations=_records(state),
-                upstream_response_headers=_headers(upstream_headers) if upstream_headers else None,
+                upstream_response_headers=upstream_headers or None,
                 upstream_response_body=upstream_body,
                 response_body=None if client_body == upstream_body else client_body,
                 flow_state=_flow_state(flow) if self.keep_flow_state else None,

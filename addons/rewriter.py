@@ -163,7 +163,7 @@ class Rewriter:
         if ticket is not None and not ticket.hold:  # the relay passes the upstream's head on: keep it as it was
             state.upstream_response_headers = list(ticket.upstream_headers)
         else:
-            state.upstream_response_headers = header_pairs(flow.response.headers)
+            state.upstream_response_headers = flow.response.headers.fields
         sse = is_sse(flow.response.headers.get("content-type"))
         step = HeadersStep(sse=sse, records=state.applied)
         for mutation in state.active:
@@ -211,7 +211,7 @@ class Rewriter:
             return 0.0
         state.upstream_response_body = flow.response.raw_content
         if state.upstream_response_headers is None:
-            state.upstream_response_headers = header_pairs(flow.response.headers)
+            state.upstream_response_headers = flow.response.headers.fields
         if not state.active or not is_json(flow.response.headers.get("content-type")):
             return 0.0
         text = flow.response.get_text(strict=False) or ""

@@ -34,8 +34,10 @@ class Router:
         if run is not None:
             # one proxy serves every run; each run names its own upstream
             scheme, host, port = run.target
-            # mitmproxy's setters rewrite headers and authority: only pay for them when the run goes elsewhere
-            if (flow.request.scheme, flow.request.host, flow.request.port) != (scheme, host, port):
+            # mitmproxy's setters rewrite headers and authority: only pay for them when the run goes elsewhere (the
+            # raw fields compare without the getters' conversions)
+            data = flow.request.data
+            if (data.scheme, data.host, data.port) != (run.scheme_bytes, host, port):
                 flow.request.scheme, flow.request.host, flow.request.port = scheme, host, port
             return
         if run is None:

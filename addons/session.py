@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from backchannel.recordings.errors import RecordingError
 from backchannel.recordings.mutation_records import MutationRecord
 from backchannel.recordings.reader import read_run
-from backchannel.recordings.rows import AnomalyRow, ExchangeRequest
+from backchannel.recordings.rows import AnomalyRow, ExchangeRequest, HeaderPairs
 from backchannel.recordings.store import RecordingWriter
 
 from .plan import Mutation, Plan, PlanError, parse_plan
@@ -30,7 +30,7 @@ class FlowState:
     request: dict[str, Any] | None = None  # the client's single JSON-RPC request, if it was one
     active: tuple[Mutation, ...] = ()  # the plan's mutations still to act on this flow's response
     applied: list[MutationRecord] = field(default_factory=list)  # what the proxy did, in order
-    upstream_response_headers: list[tuple[str, str]] | None = None
+    upstream_response_headers: HeaderPairs | None = None  # mitmproxy's raw fields, or the relay's text pairs
     upstream_response_body: bytes | None = None
     upstream_sse: bytearray = field(default_factory=bytearray)
     client_sse: bytearray = field(default_factory=bytearray)
@@ -53,11 +53,13 @@ class RunInfo:
     upstream: str
     plan_error: str | None = None
     target: tuple[str, str, int] = field(init=False)  # (scheme, host, port) of the upstream, split once per run
+    scheme_bytes: bytes = field(init=False)  # the scheme as mitmproxy's request data holds it
 
     def __post_init__(self) -> None:
         parts = urlsplit(self.upstream)
         port = parts.port or (443 if parts.scheme == "https" else 80)
         self.target = (parts.scheme or "http", parts.hostname or "127.0.0.1", port)
+        self.scheme_bytes = self.target[0].encode("ascii", "replace")
 
 
 class Session:

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 KEEPALIVE = b":\r\n"
 
 
-
 def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 

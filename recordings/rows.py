@@ -16,7 +16,8 @@ from .model import Direction
 from .redact import redact_headers
 from .shapes import RunDetail, json_text
 
-HeaderPairs = Sequence[tuple[str, str]]
+# (name, value) pairs in order, as text or as the raw bytes mitmproxy holds (decoded as Latin-1 when written)
+HeaderPairs = Sequence[tuple[str, str]] | Sequence[tuple[bytes, bytes]]
 
 
 @dataclass_transform(frozen_default=True, kw_only_default=True, field_specifiers=(field,))
@@ -42,7 +43,14 @@ def _mutations(entries: MutationEntries) -> str:
 
 def _headers(pairs: HeaderPairs | None) -> str | None:
     """A header column: secrets redacted here, as the row is written (on the writer thread), whoever built it."""
-    return None if pairs is None else json_text(redact_headers(pairs))
+    if pairs is None:
+        return None
+    text = [(_latin1(n), _latin1(v)) for n, v in pairs]
+    return json_text(redact_headers(text))
+
+
+def _latin1(value: str | bytes) -> str:
+    return value if isinstance(value, str) else value.decode("latin-1")
 
 
 # ---------------------------------------------------------------------------------------------- inserted rows
