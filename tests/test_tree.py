@@ -24,46 +24,64 @@ def test_the_readme_check_table_lists_exactly_the_registered_checks():
     assert table == set(all_checks())
 
 
-# Modules whose behaviour is proved through a process boundary (mitmdump, a client subprocess) or by the module
-# that drives them; each names the test that covers it, and that test must exist.
-COVERED_ELSEWHERE = {
-    "oracle/model.py": "tests/oracle/test_judge.py",
+# Modules without a test file of their own, each with the test that covers it and why that is the right place.
+# Everything in addons/ is tested in process (tests/addons/test_*_hooks.py); what is left here is either shared
+# facts proved through the checks that use them, or code whose job only exists across a process boundary.
+FACTS = "shared facts of a scenario's checks: proved through the checks' tests against committed recordings"
+PROCESS = "its job is across a process boundary (a subprocess, a socket, the CLI): tested end to end"
+COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
+    "oracle/model.py": ("tests/oracle/test_judge.py", "plain records; judge's tests build and compare every field"),
     "oracle/scenarios/mrtr_provenance/facts.py": (
-        "tests/oracle/scenarios/mrtr_provenance/checks/test_mrtr_provenance_input_requests.py"
+        "tests/oracle/scenarios/mrtr_provenance/checks/test_mrtr_provenance_input_requests.py",
+        FACTS,
     ),
     "oracle/scenarios/mrtr_provenance/result_type.py": (
-        "tests/oracle/scenarios/mrtr_provenance/checks/test_mrtr_provenance_result_type_default.py"
+        "tests/oracle/scenarios/mrtr_provenance/checks/test_mrtr_provenance_result_type_default.py",
+        FACTS,
     ),
     "oracle/scenarios/elicitation_url_mode/facts.py": (
-        "tests/oracle/scenarios/elicitation_url_mode/checks/test_sep_2322_client_constructs_inputs.py"
+        "tests/oracle/scenarios/elicitation_url_mode/checks/test_sep_2322_client_constructs_inputs.py",
+        FACTS,
     ),
     "oracle/scenarios/elicitation_url_mode/held_retry.py": (
-        "tests/oracle/scenarios/elicitation_url_mode/checks/test_sep_1036_client_held_json_retry_complete.py"
+        "tests/oracle/scenarios/elicitation_url_mode/checks/test_sep_1036_client_held_json_retry_complete.py",
+        FACTS,
     ),
     "oracle/detectors/carriers.py": (
-        "tests/oracle/scenarios/mrtr_provenance/checks/test_elicitation_names_requesting_server.py"
+        "tests/oracle/scenarios/mrtr_provenance/checks/test_elicitation_names_requesting_server.py",
+        FACTS,
     ),
-    "recordings/model.py": "tests/recordings/test_reader.py",
-    "recordings/errors.py": "tests/recordings/test_reader.py",
-    "recordings/migrations.py": "tests/recordings/test_store.py",
-    "proxy/cli.py": "tests/e2e/test_cli_record_and_show.py",
-    "proxy/timeline.py": "tests/e2e/test_cli_record_and_show.py",
-    "proxy/run/record.py": "tests/e2e/test_cli_record_and_show.py",
-    "proxy/run/launcher.py": "tests/e2e/test_bad_input.py",
-    "proxy/run/capture.py": "tests/e2e/test_bad_input.py",
-    "proxy/run/url_servers.py": "tests/proxy/scenarios/elicitation_url_mode/test_runner.py",
-    "proxy/endpoint/tools.py": "tests/proxy/endpoint/test_app.py",
-    "proxy/endpoint/wire.py": "tests/proxy/endpoint/test_app.py",
-    "proxy/endpoint/io.py": "tests/proxy/endpoint/test_app.py",
-    "proxy/endpoint/server.py": "tests/proxy/endpoint/test_app.py",
-    "proxy/clients/toy_agent_wire.py": "tests/proxy/clients/test_toy_agent.py",
-    "proxy/clients/drivers/paths.py": "tests/proxy/scenarios/mrtr_provenance/test_runner_with_real_clients.py",
-    "proxy/scenarios/default/endpoint.py": "tests/proxy/endpoint/test_app_with_sdk_client.py",
+    "recordings/model.py": ("tests/recordings/test_reader.py", "the read side's records: the reader's tests fill them"),
+    "recordings/errors.py": ("tests/recordings/test_reader.py", "exception classes, raised and caught there"),
+    "recordings/migrations.py": ("tests/recordings/test_store.py", "applied by create and upgrade, tested there"),
+    "proxy/cli.py": ("tests/e2e/test_cli_record_and_show.py", PROCESS),
+    "proxy/timeline.py": ("tests/e2e/test_cli_record_and_show.py", "show's rendering, read as the CLI prints it"),
+    "proxy/run/record.py": ("tests/e2e/test_cli_record_and_show.py", PROCESS),
+    "proxy/run/launcher.py": ("tests/e2e/test_bad_input.py", "starts and stops mitmdump: " + PROCESS),
+    "proxy/run/capture.py": ("tests/e2e/test_bad_input.py", "drives mitmdump, the endpoint and a lab: " + PROCESS),
+    "proxy/run/url_servers.py": ("tests/proxy/scenarios/elicitation_url_mode/test_runner.py", PROCESS),
+    "proxy/endpoint/tools.py": ("tests/proxy/endpoint/test_app.py", "the app's vocabulary, exercised by its tests"),
+    "proxy/endpoint/wire.py": ("tests/proxy/endpoint/test_app.py", "the app's JSON-RPC rules, tested over HTTP"),
+    "proxy/endpoint/io.py": ("tests/proxy/endpoint/test_app.py", "the app's HTTP framing, tested over HTTP"),
+    "proxy/endpoint/server.py": ("tests/proxy/endpoint/test_app.py", "uvicorn on 127.0.0.1: " + PROCESS),
+    "proxy/clients/toy_agent_wire.py": ("tests/proxy/clients/test_toy_agent.py", "the toy agent's wire half"),
+    "proxy/clients/drivers/paths.py": (
+        "tests/proxy/scenarios/mrtr_provenance/test_runner_with_real_clients.py",
+        "finds the installed clients those tests run",
+    ),
+    "proxy/scenarios/default/endpoint.py": (
+        "tests/proxy/endpoint/test_app_with_sdk_client.py",
+        "a scenario's tools are proved by a real client calling them",
+    ),
     "proxy/scenarios/mrtr_provenance/endpoint.py": (
-        "tests/proxy/scenarios/mrtr_provenance/test_runner_with_toy_agent.py"
+        "tests/proxy/scenarios/mrtr_provenance/test_runner_with_toy_agent.py",
+        "a scenario's tools are proved by its runs",
     ),
-    "proxy/scenarios/elicitation_url_mode/endpoint.py": "tests/proxy/scenarios/elicitation_url_mode/test_runner.py",
-    "proxy/scenarios/single_run.py": "tests/proxy/scenarios/test_registry.py",
+    "proxy/scenarios/elicitation_url_mode/endpoint.py": (
+        "tests/proxy/scenarios/elicitation_url_mode/test_runner.py",
+        "a scenario's tools are proved by its runs",
+    ),
+    "proxy/scenarios/single_run.py": ("tests/proxy/scenarios/test_registry.py", "the recipe scenario runs through it"),
 }
 
 
@@ -76,7 +94,14 @@ def test_every_source_module_with_logic_has_a_test_module_beside_its_mirror():
             rel = source.relative_to(ROOT)
             mirror = ROOT / "tests" / rel.parent / f"test_{source.stem}.py"
             siblings = list((ROOT / "tests" / rel.parent).glob(f"test_{source.stem}*.py"))
-            covered = COVERED_ELSEWHERE.get(str(rel))
-            if not mirror.exists() and not siblings and not (covered and (ROOT / covered).is_file()):
+            covered, reason = COVERED_ELSEWHERE.get(str(rel), ("", ""))
+            if not mirror.exists() and not siblings and not (covered and reason and (ROOT / covered).is_file()):
                 missing.append(str(rel))
     assert missing == [], f"modules without tests/…/test_<module>*.py: {missing}"
+
+
+def test_no_module_is_exempted_that_has_a_test_file_of_its_own():
+    for source in COVERED_ELSEWHERE:
+        rel = Path(source)
+        assert not list((ROOT / "tests" / rel.parent).glob(f"test_{rel.stem}*.py")), f"{source} needs no exemption"
+        assert (ROOT / source).is_file(), f"{source} no longer exists"
