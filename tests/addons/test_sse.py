@@ -160,7 +160,7 @@ def test_passthrough_output_is_byte_identical_and_items_ignore_chunking(
     assert all(not i.changed and i.client_raw == i.upstream_raw for i in items)
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(st.binary(max_size=300), _cuts)
 def test_arbitrary_bytes_never_raise_and_pass_through(stream: bytes, points: list[int]) -> None:
     outs, _, _ = run(cut(stream, points), None)
@@ -354,7 +354,7 @@ def test_end_of_stream_resets_state_for_the_next_message() -> None:
 
 
 @given(sse_streams(), _cuts, st.integers(min_value=0, max_value=400))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 def test_with_a_limit_the_client_gets_exactly_the_first_bytes_of_what_it_would_have_got(
     stream: bytes, points: list[int], limit: int
 ) -> None:
