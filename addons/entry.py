@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
 from collections.abc import Awaitable
 from typing import Any
 
@@ -19,7 +18,6 @@ from backchannel.addons.session import Session
 from backchannel.recordings.errors import RecordingError
 
 READY_MARKER = "BACKCHANNEL-READY"
-SWITCH_INTERVAL_S = 0.0005
 
 
 class Backchannel:
@@ -34,9 +32,6 @@ class Backchannel:
         self._refused = False  # a path was refused: the rollback to "" that follows is not a second error
 
     def load(self, loader: Any) -> None:
-        # the recording writer thread parses and encodes rows in Python; with CPython's default 5 ms switch interval
-        # the proxy's event loop could wait that long for the GIL behind it, so hand the GIL back sooner
-        sys.setswitchinterval(SWITCH_INTERVAL_S)
         loader.add_option("backchannel_recording", str, "", "The SQLite recording to write into (must exist).")
         loader.add_option("backchannel_flow_state", bool, False, "Also store mitmproxy's flow state per exchange.")
 
