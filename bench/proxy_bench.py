@@ -910,6 +910,14 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
             print(f"  {bc.describe}", flush=True)
         samples: dict[str, list[float]] = {name: [] for name, _, _ in targets}
         rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in targets}
+        # the CPU the proxy process serving a series spent on it (all its threads): steadier than latency on a busy
+        # or throttled machine, and what backchannel adds is the difference to the no-op mitmdump's
+        mitm_pid = {"b_noop_mitmdump": noop.process.pid}
+        for bc in backchannels:
+            pid = getattr(bc, "proxy_pid", None) or bc.pids[0]
+            mitm_pid[f"c_backchannel{bc.suffix}"] = mitm_pid[f"c2_backchannel_drop_result_type{bc.suffix}"] = pid
+        cpu_ms: dict[str, list[float]] = {name: [] for name, _, _ in targets}
+        tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
         pids = [noop.process.pid, *(pid for bc in backchannels for pid in bc.pids)]
         width = max(len(name) for name, _, _ in targets) + 1
         next_id = 1
@@ -917,7 +925,11 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
             order = targets[r % len(targets) :] + targets[: r % len(targets)]  # rotate to spread drift
             for name, url, expect_rt in order:
                 foreign = ForeignCpu(pids)
+                proxy_ticks = _process_ticks([mitm_pid[name]]) if name in mitm_pid else 0
                 lat, last = latency_series(url, args.requests, args.warmup, next_id)
+                if name in mitm_pid:
+                    spent = (_process_ticks([mitm_pid[name]]) - proxy_ticks) * tick_ms
+                    cpu_ms[name].append(spent / (args.requests + args.warmup))
                 next_id += args.requests + args.warmup
                 check_reply(name, last, expect_rt)
                 samples[name] += lat
@@ -945,6 +957,8 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
         "per_round": rounds,
         "overhead": overhead,
         "goal": f"backchannel adds at most {LATENCY_GOAL_PCT:.0f}% over the no-op mitmdump's own overhead (medians)",
+        # per series: the serving proxy process's CPU ms per request (all threads), one value per round
+        "proxy_cpu_ms_per_request": {name: v for name, v in cpu_ms.items() if v},
     }
     if args.build:
         out["latency"]["between_builds"] = between_builds(args.build, overhead, stats, rounds, args.rounds)
@@ -1155,6 +1169,18 @@ def report(out: dict[str, Any]) -> None:
                 print(f"  {name}: median over the quiet rounds {quiet}: {q:.0f}% of the no-op's own overhead")
         if not quiet:
             print(f"  no quiet round (one where other processes used <= {100 * QUIET_SHARE:.0f}% in every series)")
+        cpu = lat.get("proxy_cpu_ms_per_request", {})
+        if "b_noop_mitmdump" in cpu:
+            noop_cpu = percentile(cpu["b_noop_mitmdump"], 50)
+            print(f"  proxy CPU per request (median of rounds): no-op mitmdump {noop_cpu:.3f} ms")
+            for name in backchannel_series:
+                if name in cpu:
+                    mine = percentile(cpu[name], 50)
+                    per = ", ".join(f"{x:.3f}" for x in cpu[name])
+                    print(
+                        f"  proxy CPU per request, {name}: {mine:.3f} ms, +{mine - noop_cpu:.3f} ms over the no-op "
+                        f"= {100 * (mine - noop_cpu) / noop_cpu:.0f}% of the no-op's own CPU (per round: {per})"
+                    )
         for name, d in lat.get("between_builds", {}).items():
             per = ", ".join(f"{x:+.3f}" for x in d["median_delta_ms_per_round"])
             print(
