@@ -48,7 +48,7 @@ def test_the_installed_driver_is_the_one_in_the_repository():
     installed = Path(ts_driver()[1])
     root = repo_root()
     assert root is not None
-    source = root / "proxy" / "drivers" / "node" / "ts_sdk.mjs"
+    source = root / "proxy" / "clients" / "drivers" / "node" / "ts_sdk.mjs"
     assert installed.read_bytes() == source.read_bytes(), "stale copy: run scripts/install-clients again"
 
 

@@ -1,4 +1,9 @@
-"""The mrtr-provenance probe, end to end, against every build of the bundled toy agent."""
+"""The mrtr-provenance probe against every build of the bundled toy agent.
+
+Each build with a committed reference (scripts/make-reference-recordings ran this same probe on it) is judged from
+that file; the flawed twin (the default target), the out-of-spec run and the seed rule run live, so the runner itself
+is proved end to end here, and tests/recordings/test_reference_recordings.py keeps every reference current.
+"""
 
 import sys
 from pathlib import Path
@@ -9,6 +14,7 @@ from backchannel.oracle import judge
 from backchannel.proxy.scenarios.base import CheckOptions
 from backchannel.proxy.scenarios.registry import run_check
 from backchannel.recordings import load
+from tests.oracle.reference import results as reference_results
 
 TOY = [sys.executable, "-m", "backchannel.proxy.clients.toy_agent"]
 ARM1 = "mrtr-provenance-input-requests"
@@ -16,7 +22,22 @@ ARM2 = "mrtr-provenance-result-type-default"
 NAMES = "elicitation-names-requesting-server"
 
 
+# toy-agent flags -> the committed reference recorded with them (the flawed twin stays live on purpose)
+REFERENCES = {
+    ("--fix", "provenance", "--fix", "result-type"): "toy-fixed",
+    ("--fix", "provenance"): "toy-fix-provenance",
+    ("--fix", "result-type"): "toy-fix-result-type",
+    ("--variant", "no-call-surface"): "toy-no-call-surface",
+    ("--variant", "legacy-only", "--fix", "result-type"): "toy-legacy-only",
+    ("--variant", "no-input-capability"): "toy-no-input-capability",
+    ("--variant", "silent"): "toy-silent",
+    ("--variant", "strict"): "toy-strict",
+}
+
+
 def probe(tmp_path: Path, *flags: str, **options: object) -> dict[str, object]:
+    if flags in REFERENCES and not options:
+        return dict(reference_results(f"mrtr-provenance-{REFERENCES[flags]}"))
     out = tmp_path / "probe.sqlite"
     run_check(
         "mrtr-provenance",
