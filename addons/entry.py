@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Awaitable
+import time
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from mitmproxy import ctx, exceptions, http
@@ -14,10 +15,14 @@ from backchannel.addons.hold import HoldServer
 from backchannel.addons.recorder import Recorder
 from backchannel.addons.rewriter import Rewriter
 from backchannel.addons.router import Router
-from backchannel.addons.session import Session
+from backchannel.addons.session import Limits, Session
+from backchannel.addons.transforms import UPSTREAM_TIMEOUT, proxy_error
+from backchannel.addons.upstream_timeout import answer_as_upstream
+from backchannel.recordings import redact
 from backchannel.recordings.errors import RecordingError
 
 READY_MARKER = "BACKCHANNEL-READY"
+DEFAULTS = Limits()
 
 
 class Backchannel:
@@ -34,6 +39,17 @@ class Backchannel:
     def load(self, loader: Any) -> None:
         loader.add_option("backchannel_recording", str, "", "The SQLite recording to write into (must exist).")
         loader.add_option("backchannel_flow_state", bool, False, "Also store mitmproxy's flow state per exchange.")
+        loader.add_option("backchannel_max_body", int, DEFAULTS.max_body, "Bytes of each body stored per exchange.")
+        loader.add_option(
+            "backchannel_max_sse_event", int, DEFAULTS.max_sse_event, "Bytes stored per SSE item and message text."
+        )
+        loader.add_option(  # text: mitmproxy's --set cannot parse a float option
+            "backchannel_upstream_idle_timeout",
+            str,
+            f"{DEFAULTS.upstream_idle_timeout:g}",
+            "Seconds an upstream may send nothing before the client gets a JSON-RPC error with HTTP 504 (0: never).",
+        )
+        loader.add_option("backchannel_redact", Sequence[str], [], "More secret-name patterns (--redact).")
 
     def configure(self, updated: set[str]) -> None:
         if "backchannel_recording" not in updated or self.session is not None:
@@ -44,8 +60,9 @@ class Backchannel:
                 return
             raise exceptions.OptionsError("backchannel_recording is required: the recording to write into")  # type: ignore[no-untyped-call]
         try:
-            self.session = Session(path)
-        except (RecordingError, OSError) as exc:
+            redact.configure(ctx.options.backchannel_redact)
+            self.session = Session(path, _limits())
+        except (RecordingError, OSError, ValueError) as exc:
             self._refused = True
             raise exceptions.OptionsError(f"cannot open recording {path}: {exc}") from exc  # type: ignore[no-untyped-call]
         self.recorder = Recorder(self.session, flow_state=ctx.options.backchannel_flow_state)
@@ -68,8 +85,34 @@ class Backchannel:
             self.router.request(flow)
             self.rewriter.request(flow)
             self.recorder.request(flow)
+            if flow.response is None and self.session is not None and self.session.limits.upstream_idle_timeout > 0:
+                self._watch(flow, self.session.limits.upstream_idle_timeout)
+
+    def _watch(self, flow: http.HTTPFlow, seconds: float) -> None:
+        """Give the upstream `seconds` to start answering; a silent one gets the client a JSON-RPC error (504)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # driven outside mitmproxy's loop (hook tests): nothing to time
+        state = self.session.flows.get(flow.id) if self.session is not None else None
+        if state is not None:
+            state.idle_timer = loop.call_later(seconds, self._idle, flow, seconds)
+
+    def _idle(self, flow: http.HTTPFlow, seconds: float) -> None:
+        if flow.response is not None or flow.error is not None or not flow.live or self.session is None:
+            return
+        state = self.session.flows.get(flow.id)
+        if state is None:
+            return
+        detail = f"the upstream sent nothing for {seconds:g} s; the client got a JSON-RPC error (HTTP 504)"
+        self.session.anomaly(flow.id, state.run_id, "upstream-idle-timeout", detail, time.time())
+        state.answered_by_proxy = "upstream-idle-timeout"
+        status, body = proxy_error(state.request, UPSTREAM_TIMEOUT, f"backchannel: {detail}")
+        if not answer_as_upstream(flow, status, body):
+            flow.kill()  # type: ignore[no-untyped-call]  # not an HTTP/1 upstream: the flow ends, the anomaly says why
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
+        self._unwatch(flow)
         if self.rewriter and self.recorder:
             self.rewriter.responseheaders(flow)
             self.recorder.responseheaders(flow)
@@ -96,14 +139,35 @@ class Backchannel:
             self.recorder.error(flow)
             self._forget(flow)
 
+    def _unwatch(self, flow: http.HTTPFlow) -> None:
+        state = self.session.flows.get(flow.id) if self.session is not None else None
+        if state is not None and state.idle_timer is not None:
+            state.idle_timer.cancel()  # the upstream answered: its flow is not kept alive for the timeout
+            state.idle_timer = None
+
     def _forget(self, flow: http.HTTPFlow) -> None:
+        self._unwatch(flow)
         if self.session is not None:
             self.session.flows.pop(flow.id, None)
 
     async def done(self) -> None:
         await self.holds.stop()
         if self.session is not None:
-            self.session.writer.close()
+            writer = self.session.writer
+            writer.later(lambda: writer.set_meta(redact.summary("proxy")))  # names and counts only, after every row
+            writer.close()
+
+
+def _limits() -> Limits:
+    """The limits the options give; a timeout that is not a number >= 0 is refused (ValueError)."""
+    idle = float(ctx.options.backchannel_upstream_idle_timeout)
+    if not idle >= 0 or idle == float("inf"):
+        raise ValueError(f"backchannel_upstream_idle_timeout must be a number of seconds >= 0, not {idle}")
+    return Limits(
+        max_body=max(0, ctx.options.backchannel_max_body),
+        max_sse_event=max(0, ctx.options.backchannel_max_sse_event),
+        upstream_idle_timeout=idle,
+    )
 
 
 addons = [Backchannel()]

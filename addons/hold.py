@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .sse import SseLineSplitter
-from .transforms import KEEPALIVE, progress_event, sse_event
+from .transforms import INTERNAL_ERROR, KEEPALIVE, progress_event, proxy_error, sse_event
 
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
 _READ = 65536
@@ -199,10 +199,11 @@ class HoldServer:
         # the thread ends on its own when the upstream's body does, even if the proxy side went away meanwhile
         fetch = asyncio.ensure_future(asyncio.to_thread(_stream, ticket, asyncio.get_running_loop(), queue))
         if await queue.get() is None:  # no head: the upstream could not be reached
-            error = {"code": -32603, "message": f"backchannel relay: the upstream failed: {ticket.upstream_error}"}
-            body = json.dumps({"jsonrpc": "2.0", "id": ticket.request_id, "error": error}).encode()
+            message = f"backchannel relay: the upstream failed: {ticket.upstream_error}"
+            status, body = proxy_error({"id": ticket.request_id}, INTERNAL_ERROR, message, upstream_failed=True)
+            reason = http.client.responses.get(status, "").encode()
             writer.write(
-                b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                b"HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nConnection: close\r\n" % (status, reason)
                 + b"Content-Length: %d\r\n\r\n" % len(body)
                 + body
             )

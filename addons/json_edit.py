@@ -55,8 +55,8 @@ def remove_member(text: str, path: tuple[str, ...]) -> Removal | None:
     """Cut the member at `path` (e.g. ("result", "resultType")) with one adjoining comma; None if it is absent."""
     try:
         return _remove(text, path)
-    except (ValueError, IndexError):
-        return None  # not well-formed JSON: nothing to cut
+    except (ValueError, IndexError, RecursionError):
+        return None  # not well-formed JSON, or nested too deeply to walk: nothing to cut
 
 
 def _remove(text: str, path: tuple[str, ...]) -> Removal | None:

@@ -9,8 +9,12 @@ from typing import Any
 
 import orjson
 
+from backchannel.recordings.guard import DEFAULT_LIMITS, json_depth_over
+
 # Bodies above this are stored raw but not parsed: the proxy must stay responsive for everyone else.
 PARSE_LIMIT = 16 * 1024 * 1024
+# How much of a value that cannot be re-serialised a message keeps (its bytes are whole in the exchange row).
+DEEP_PREFIX = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +25,7 @@ class ParsedMessage:
     jsonrpc_id: str | None  # the id as JSON text, so 7 and "7" stay apart
     method: str | None
     payload: Any
+    raw: str | None = None  # the text to record instead of the payload (a value too deep to decode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,13 +53,30 @@ def loads(text: str | bytes) -> Any:
         return json.loads(text)
 
 
+# The reader refuses a recording whose JSON columns nest deeper than this: what the proxy writes must stay under it.
+READABLE_DEPTH = DEFAULT_LIMITS.max_json_depth
+
+
+def too_deep(text: str | None) -> bool:
+    """Whether JSON text nests deeper than a reader of the recording accepts (linear; strings skipped)."""
+    return text is not None and json_depth_over(text, READABLE_DEPTH)
+
+
+def deep_stand_in(what: str, size: int) -> str:
+    """The JSON string a column holds instead of a value nested too deeply to be read back."""
+    return json.dumps(f"backchannel: {what} nested deeper than {READABLE_DEPTH} levels ({size} characters); kept raw")
+
+
 def id_text(raw_id: Any) -> str:
     """A JSON-RPC id as JSON text, byte for byte as json.dumps writes it (so 7 and "7" stay apart)."""
     if type(raw_id) is int:
         return str(raw_id)
     if type(raw_id) is str and _PLAIN_ID.match(raw_id):
         return f'"{raw_id}"'
-    return json.dumps(raw_id, separators=(",", ":"))
+    try:
+        return json.dumps(raw_id, separators=(",", ":"))
+    except (RecursionError, ValueError):
+        return '"<id too deep to encode>"'
 
 
 def classify(payload: Any) -> ParsedMessage:
@@ -80,7 +102,9 @@ def parse_text(text: str) -> tuple[tuple[ParsedMessage, ...], tuple[tuple[str, s
     except ValueError as exc:
         return (), (("not-json", f"body is not JSON: {exc}"),)
     except RecursionError:
-        return (), (("not-json", "body is JSON nested too deeply to decode; kept raw"),)
+        invalid = ParsedMessage("invalid", None, None, None, raw=text)
+        detail = f"JSON nested too deeply to decode ({len(text)} characters); kept raw"
+        return (invalid,), (("json-too-deep", detail),)
     if isinstance(value, list):
         detail = f"JSON-RPC batch of {len(value)} messages (batching was removed from MCP in 2025-06-18)"
         return tuple(classify(v) for v in value), (("jsonrpc-batch", detail),)

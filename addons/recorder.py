@@ -21,7 +21,7 @@ from backchannel.recordings.rows import (
     SseItemRow,
 )
 
-from .jsonrpc import ParsedMessage, classify, is_sse, parse_body, parse_text
+from .jsonrpc import DEEP_PREFIX, ParsedMessage, classify, deep_stand_in, is_sse, parse_body, parse_text, too_deep
 from .session import FlowState, Session
 from .sse import SseItem
 
@@ -64,8 +64,10 @@ class Recorder:
             method=flow.request.method,
             path=state.client_path,
             request_headers=flow.request.headers.fields,  # an immutable snapshot, decoded when written
-            request_body=state.client_request,
-            upstream_request_body=None if forwarded == state.client_request else forwarded,
+            request_body=self._cap(state, state.client_request, "request body"),
+            upstream_request_body=None
+            if forwarded == state.client_request
+            else self._cap(state, forwarded, "forwarded request body"),
             t_request=flow.request.timestamp_start,
         )
         if flow.request.method != "POST":
@@ -87,6 +89,8 @@ class Recorder:
                     run_id, flow_id, "to-server", message, _single(parsed.text, parsed), upstream, mutation, None, t
                 )
             self._anomalies(flow_id, run_id, parsed.anomalies, "request", t)
+            if not body:  # a POST without a body carries no message; saying so also keeps this work from being empty
+                self.session.anomaly(flow_id, run_id, "empty-body", "request: a POST with an empty body", t)
 
         self.writer.later(messages)
 
@@ -103,23 +107,49 @@ class Recorder:
         t: float,
         answers: str | None = None,
     ) -> None:
+        # the exact text as it crossed when the body held just this message; a batch member is re-serialised
+        text = _text_of(message, text)
+        kind, jsonrpc_id = message.kind, message.jsonrpc_id
+        cap = self.session.limits.max_sse_event if sse_idx is not None else self.session.limits.max_body
+        if len(text) > cap or len(upstream or "") > cap:
+            # kept up to the limit (so no longer JSON: its payload reads as None); kind, id and method stay
+            detail = f"{direction} message of {max(len(text), len(upstream or ''))} characters stored up to {cap}"
+            self.session.anomaly(flow_id, run_id, "message-over-limit", detail, t)
+            text, upstream = text[:cap], None if upstream is None else upstream[:cap]
+        if too_deep(text) or too_deep(upstream) or too_deep(jsonrpc_id):
+            # a reader refuses JSON nested this deep: the message stays, as `invalid`, its bytes in the exchange row
+            self.session.anomaly(
+                flow_id, run_id, "json-too-deep", f"{direction} message nested too deeply; kept raw in the exchange", t
+            )
+            kind, jsonrpc_id = "invalid", None
+            text = deep_stand_in("message", len(text)) if too_deep(text) else text
+            upstream = deep_stand_in("message", len(upstream or "")) if too_deep(upstream) else upstream
         self.writer.insert(
             MessageRow(
                 run_id=run_id,
                 flow_id=flow_id,
                 sse_idx=sse_idx,
                 direction=direction,
-                kind=message.kind,
-                jsonrpc_id=message.jsonrpc_id,
+                kind=kind,
+                jsonrpc_id=jsonrpc_id,
                 # a response carries the method it answers
                 method=message.method if message.method is not None or direction == "to-server" else answers,
-                # the exact text as it crossed when the body held just this message; a batch member is re-serialised
-                text=text if text else json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False),
+                text=text,
                 upstream_text=upstream,
                 mutation=mutation,
                 t=t,
             )
         )
+
+    def _cap(self, state: FlowState, body: bytes, what: str, limit: int | None = None) -> bytes:
+        """A body as stored: up to the limit, with an anomaly when it was cut (the client got all of it)."""
+        cap = self.session.limits.max_body if limit is None else limit
+        if len(body) <= cap:
+            return body
+        detail = f"{what} of {len(body)} bytes stored up to the {cap}-byte limit"
+        kind = "sse-event-over-limit" if limit is not None else "body-over-limit"
+        self.session.anomaly(state.exchange_flow_id or None, state.run_id, kind, detail, time.time())
+        return body[:cap]
 
     def _exchange(self, state: FlowState, outcome: ExchangeOutcome) -> None:
         """Write the flow's exchange row the first time, complete; later facts (a late error) update it."""
@@ -154,6 +184,9 @@ class Recorder:
         idx = state.sse_items
         state.sse_items += 1
         origin = "proxy" if item.made_by is not None else "upstream"
+        cap = self.session.limits.max_sse_event
+        upstream_raw = self._cap(state, item.upstream_raw, f"SSE item {idx}", cap)
+        client_raw = upstream_raw if item.client_raw is item.upstream_raw else item.client_raw[:cap]
         self.writer.insert(
             SseItemRow(
                 run_id=state.run_id,
@@ -161,8 +194,8 @@ class Recorder:
                 idx=idx,
                 kind=item.kind,
                 origin=origin,
-                upstream_raw=item.upstream_raw,
-                client_raw=item.client_raw,
+                upstream_raw=upstream_raw,
+                client_raw=client_raw,
                 t=time.time(),
             )
         )
@@ -216,6 +249,10 @@ class Recorder:
             return
         client_body = flow.response.raw_content or b""
         upstream_body = state.upstream_response_body if state.upstream_response_body is not None else client_body
+        stored_upstream = self._cap(state, upstream_body, "upstream response body")
+        stored_client = (
+            stored_upstream if client_body == upstream_body else self._cap(state, client_body, "response body")
+        )
         client_headers = flow.response.headers.fields
         upstream_headers = state.upstream_response_headers or None
         self._exchange(
@@ -228,8 +265,8 @@ class Recorder:
                 response_headers=client_headers,
                 # stored only when the proxy changed them; the reader falls back to response_headers
                 upstream_response_headers=None if upstream_headers == client_headers else upstream_headers,
-                upstream_response_body=upstream_body,
-                response_body=None if client_body == upstream_body else client_body,
+                upstream_response_body=stored_upstream,
+                response_body=None if client_body == upstream_body else stored_client,
                 flow_state=_flow_state(flow) if self.keep_flow_state else None,
                 forwarded=not state.answered_by_proxy,
             ),
@@ -240,6 +277,7 @@ class Recorder:
         delivery = [r.KIND for r in state.applied if r.ROLE == "delivery"]
         mutation = state.answered_by_proxy or _last_result_mutation(state) or (delivery[-1] if delivery else None)
         run_id, flow_id, answers, t = state.run_id, flow.id, _method_of(state.request), time.time()
+        event_cap = self.session.limits.max_sse_event
 
         def messages() -> None:  # on the writer thread: the body parsed and its rows made off the proxy's path
             if is_sse(ctype):
@@ -254,8 +292,8 @@ class Recorder:
                         idx=0,
                         kind="event",
                         origin="proxy",
-                        upstream_raw=upstream_body,
-                        client_raw=client_body,
+                        upstream_raw=stored_upstream[:event_cap],
+                        client_raw=stored_client[:event_cap],
                         t=t,
                     )
                 )
@@ -280,8 +318,11 @@ class Recorder:
         upstream_body = bytes(state.upstream_sse)
         upstream_headers = state.upstream_response_headers
         if ticket is not None:  # held: what the real upstream said is the ticket's, not the hold server's
-            upstream_body = ticket.upstream_body or b""
+            upstream_body = self._cap(state, ticket.upstream_body or b"", "upstream response body")
             upstream_headers = ticket.upstream_headers
+        elif state.upstream_sse_bytes > len(upstream_body):
+            detail = f"SSE stream of {state.upstream_sse_bytes} bytes stored up to the {len(upstream_body)}-byte limit"
+            self.session.anomaly(flow.id, state.run_id, "body-over-limit", detail, time.time())
         client_body = bytes(state.client_sse)
         self._exchange(
             state,
@@ -326,6 +367,18 @@ def _method_of(request: dict[str, Any] | None) -> str | None:
     """The method a response answers: its request's, when the request was one JSON-RPC request."""
     method = request.get("method") if request is not None else None
     return method if isinstance(method, str) else None
+
+
+def _text_of(message: ParsedMessage, text: str | None) -> str:
+    """The message's text: cut when too deep to decode, as it crossed for a single message, else re-serialised."""
+    if message.raw is not None:
+        return message.raw
+    if text:
+        return text
+    try:
+        return json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False)
+    except (RecursionError, ValueError, TypeError):
+        return repr(message.payload)[:DEEP_PREFIX]
 
 
 def _is_batch(anomalies: Any) -> bool:

@@ -22,12 +22,12 @@ from backchannel.recordings.mutation_records import (
 
 from . import request_state
 from .hold import HoldServer, HoldTicket
-from .jsonrpc import PARSE_LIMIT, is_json, is_sse, loads
+from .jsonrpc import PARSE_LIMIT, deep_stand_in, is_json, is_sse, loads, too_deep
 from .mutations.base import DeliveryStep, EndStep, HeadersStep, Relay, RequestStep
 from .mutations.disconnect import BodyCut
 from .session import FlowState, RunInfo, Session, header_pairs, origin_of
 from .sse import SseItem, SseRewriter, StreamCut
-from .transforms import error_body, progress_token, rewrite_response, sse_event
+from .transforms import INTERNAL_ERROR, INVALID_PARAMS, progress_token, proxy_error, rewrite_response, sse_event
 
 JSON = {"Content-Type": "application/json"}
 
@@ -86,15 +86,18 @@ class Rewriter:
         HTTP 500 with JSON-RPC -32603 (internal error), not 400: the fault is the recording's, not the client's
         request, and a 400 would tell the client under test that it sent something wrong.
         """
-        request_id = state.request.get("id") if state.request is not None else None
         message = (
             f"backchannel cannot apply run {run.run_id}'s plan, so it did not forward this request: {run.plan_error}"
         )
-        flow.response = http.Response.make(500, error_body(request_id, -32603, message), JSON)
+        flow.response = http.Response.make(*proxy_error(state.request, INTERNAL_ERROR, message), JSON)
         state.answered_by_proxy = "invalid-plan"
 
     def _answer_retry(self, flow: http.HTTPFlow, state: FlowState, request: dict[str, Any]) -> bool:
-        """A retry carrying our requestState: check it, then forward the original call without the MRTR fields."""
+        """A retry carrying our requestState: check it is for this very call, then forward the call it was minted for.
+
+        What goes upstream is the original call's params (without the MRTR fields), never the retry's own: a state
+        is bound to the call (method, tool, arguments digest), the run and the recording it was minted for.
+        """
         params = request.get("params")
         token = params.get("requestState") if isinstance(params, dict) else None
         if not request_state.is_ours(token):
@@ -104,20 +107,25 @@ class Rewriter:
             claims = request_state.verify(self.session.key, token)
             if claims.get("run") != state.run_id:
                 raise request_state.StateRejected("requestState was minted for another run")
+            if claims.get("rec") != self.session.recording_id:
+                raise request_state.StateRejected("requestState was minted for another recording")
+            request_state.check_call(claims, request)
+            original = self.session.minted.get(token)
+            if original is None:
+                raise request_state.StateRejected("requestState was not minted by this proxy for any call")
             if token in self.session.used_states:
                 raise request_state.StateRejected("requestState is stale: it was already used by an earlier retry")
         except request_state.StateRejected as exc:
             state.applied.append(RejectRequestStateRecord(reason=str(exc)))
             state.answered_by_proxy = RejectRequestStateRecord.KIND
-            body = error_body(request.get("id"), -32602, f"Invalid params: {exc}")
-            flow.response = http.Response.make(200, body, JSON)
+            flow.response = http.Response.make(*proxy_error(request, INVALID_PARAMS, f"Invalid params: {exc}"), JSON)
             return True
         self.session.used_states.add(token)
-        forwarded = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
-        flow.request.content = json.dumps({**request, "params": forwarded}, separators=(",", ":")).encode()
-        state.applied.append(
-            AnswerInputRequiredRecord(input_responses=params.get("inputResponses"), request_state=token)
-        )
+        flow.request.content = json.dumps({**request, "params": original}, separators=(",", ":")).encode()
+        responses = params.get("inputResponses")
+        if too_deep(json.dumps(responses)):  # loaded, so it dumps; a reader refuses it this deep
+            responses = json.loads(deep_stand_in("inputResponses", len(json.dumps(responses))))
+        state.applied.append(AnswerInputRequiredRecord(input_responses=responses, request_state=token))
         return True
 
     def _relay(self, flow: http.HTTPFlow, state: FlowState, relay: Relay, upstream: str) -> None:
@@ -141,9 +149,18 @@ class Rewriter:
 
     def _mint(self, state: FlowState) -> Callable[[int], str]:
         def mint(index: int) -> str:
-            request_id = state.request.get("id") if state.request else None
-            claims = {"run": state.run_id, "id": request_id, "mutation": index, "n": secrets.token_hex(6)}
-            return request_state.mint(self.session.key, claims)
+            request = state.request or {}
+            claims = {
+                "run": state.run_id,
+                "rec": self.session.recording_id,
+                "id": request.get("id") if isinstance(request.get("id"), str | int) else None,
+                "mutation": index,
+                "n": secrets.token_hex(6),
+                **request_state.call_claims(request),
+            }
+            token = request_state.mint(self.session.key, claims)
+            self.session.minted[token] = request_state.original_params(request)
+            return token
 
         return mint
 
@@ -197,8 +214,13 @@ class Rewriter:
         ticket = state.hold_ticket
         if ticket is not None and state.sse_items < ticket.made:
             item = dataclasses.replace(item, made_by=HoldRecord.KIND)  # the relay's own keep-alive or progress
-        state.upstream_sse += item.upstream_raw
-        state.client_sse += item.client_raw
+        cap = self.session.limits.max_body  # the stream's bodies are stored up to it (the Recorder flags the cut)
+        state.client_sse_bytes += len(item.client_raw)
+        state.upstream_sse_bytes += len(item.upstream_raw)
+        if len(state.upstream_sse) < cap:
+            state.upstream_sse += item.upstream_raw[: cap - len(state.upstream_sse)]
+        if len(state.client_sse) < cap:
+            state.client_sse += item.client_raw[: cap - len(state.client_sse)]
         self.on_sse_item(flow, state, item)
 
     def response(self, flow: http.HTTPFlow) -> float:
@@ -231,7 +253,7 @@ class Rewriter:
     def _end_stream(self, flow: http.HTTPFlow, state: FlowState) -> None:
         if not state.active:
             return
-        step = EndStep(records=state.applied, sent=len(state.client_sse))
+        step = EndStep(records=state.applied, sent=max(state.client_sse_bytes, len(state.client_sse)))
         for mutation in state.active:
             mutation.params.on_end(mutation.index, step)
         if step.kill and flow.killable:

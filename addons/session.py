@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import secrets
 import time
@@ -20,6 +22,43 @@ from .plan import Mutation, Plan, PlanError, parse_plan
 RUN_PREFIX = re.compile(r"^/r/([A-Za-z0-9_-]{1,64})(/.*)?$")
 
 
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one exchange may put into the recording, and how long an upstream may stay silent.
+
+    Each is a mitmdump option of the addon (entry.py) and a flag of `record`/`check`; a hit is an anomaly, and the
+    bytes are kept up to the limit (the client still gets all of them: the limits bound the recording, not the wire).
+    """
+
+    max_body: int = 16 * MIB  # bytes of each body stored per exchange (request, upstream's and client's response)
+    max_sse_event: int = 1 * MIB  # bytes stored per SSE item and per message text
+    upstream_idle_timeout: float = 60.0  # seconds an upstream may send nothing before the client gets a 504 (0: off)
+
+
+_DEFAULT_LIMITS = [Limits()]
+
+
+def configure_limits(limits: Limits) -> None:
+    """The limits the mitmdump this process starts will apply (the CLI's flags; tests leave the defaults)."""
+    _DEFAULT_LIMITS[0] = limits
+
+
+def configured_limits() -> Limits:
+    return _DEFAULT_LIMITS[0]
+
+
+def limit_options(limits: Limits) -> list[str]:
+    """The mitmdump `--set` arguments that hand these limits to the addon (entry.py declares the options)."""
+    return [
+        f"--set=backchannel_max_body={limits.max_body}",
+        f"--set=backchannel_max_sse_event={limits.max_sse_event}",
+        f"--set=backchannel_upstream_idle_timeout={limits.upstream_idle_timeout}",
+    ]
+
+
 @dataclass
 class FlowState:
     """What the proxy knows about one flow beyond mitmproxy's own flow object."""
@@ -32,8 +71,10 @@ class FlowState:
     applied: list[MutationRecord] = field(default_factory=list)  # what the proxy did, in order
     upstream_response_headers: HeaderPairs | None = None  # mitmproxy's raw fields, or the relay's text pairs
     upstream_response_body: bytes | None = None
-    upstream_sse: bytearray = field(default_factory=bytearray)
-    client_sse: bytearray = field(default_factory=bytearray)
+    upstream_sse: bytearray = field(default_factory=bytearray)  # kept up to Limits.max_body
+    client_sse: bytearray = field(default_factory=bytearray)  # kept up to Limits.max_body
+    client_sse_bytes: int = 0  # every SSE byte the client got, kept or not
+    upstream_sse_bytes: int = 0  # every SSE byte the upstream sent, kept or not
     sse_items: int = 0
     saw_final_response: bool = False
     answered_by_proxy: str | None = None
@@ -41,6 +82,7 @@ class FlowState:
     exchange_flow_id: str = ""  # the mutation kind, when the proxy answered without the upstream
     injections: dict[int, Any] = field(default_factory=dict)  # plan index -> the inputRequests chosen for this flow
     hold_ticket: Any = None  # a HoldTicket while the loopback relay answers for this flow
+    idle_timer: Any = None  # an asyncio.TimerHandle until the upstream starts answering (Limits.upstream_idle_timeout)
     finished: bool = False
 
 
@@ -65,14 +107,19 @@ class RunInfo:
 class Session:
     """One per mitmdump process."""
 
-    def __init__(self, recording: str) -> None:
+    def __init__(self, recording: str, limits: Limits | None = None) -> None:
         self.recording = recording
+        self.limits = limits or Limits()
         self.writer = RecordingWriter(recording)
         self.key = secrets.token_bytes(32)
         self.flows: dict[str, FlowState] = {}
         self.runs: dict[str, RunInfo] = {}
         self.applied_counts: dict[tuple[str, int], int] = {}
         self.used_states: set[str] = set()
+        # every requestState this proxy minted -> the params of the call it was minted for (a retry forwards them)
+        self.minted: dict[str, dict[str, Any]] = {}
+        # binds a minted state to this recording (the session key already keeps other processes' states out)
+        self.recording_id = hashlib.sha256(os.path.abspath(recording).encode("utf-8", "replace")).hexdigest()[:16]
 
     def run_for(self, run_id: str) -> RunInfo | None:
         """The run's plan, read from the recording the first time the run is seen (runs are self-describing)."""

@@ -90,6 +90,49 @@ def progress_event(token: str | int, progress: int) -> bytes:
     return sse_event(dumps(note))
 
 
+# JSON-RPC error codes the proxy answers with (-32001: the code the MCP SDKs use for a request that timed out)
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+UPSTREAM_TIMEOUT = -32001
+_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+
+
+def is_modern(request: Any) -> bool:
+    """True when the request names a protocol version in `params._meta` (the 2026-07-28 era)."""
+    params = request.get("params") if isinstance(request, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and _PROTOCOL_VERSION in meta
+
+
+def error_status(code: int, request: Any, *, upstream_failed: bool = False) -> int:
+    """The HTTP status a JSON-RPC error the proxy makes travels under: the scripted endpoint's rules.
+
+    Parse errors and invalid requests: 400. Invalid params and unknown methods: 400 and 404 on a modern-era request,
+    200 on a legacy one (legacy servers answered JSON-RPC errors under 200; a request we could not read counts as
+    modern). An upstream that said nothing for too long: 504; one that failed: 502; anything else the proxy's own
+    fault: 500.
+    """
+    legacy = isinstance(request, dict) and not is_modern(request)
+    if code in (PARSE_ERROR, INVALID_REQUEST):
+        return 400
+    if code == INVALID_PARAMS:
+        return 200 if legacy else 400
+    if code == METHOD_NOT_FOUND:
+        return 200 if legacy else 404
+    if code == UPSTREAM_TIMEOUT:
+        return 504
+    return 502 if upstream_failed else 500
+
+
+def proxy_error(
+    request: Any, code: int, message: str, data: Any = None, *, upstream_failed: bool = False
+) -> tuple[int, bytes]:
+    """Every JSON-RPC error the proxy makes itself: (HTTP status, body), answering the request's id."""
+    request_id = request.get("id") if isinstance(request, dict) else None
+    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+        request_id = None  # an id that is not a JSON-RPC id is not echoed (the endpoint's rule too)
+    return error_status(code, request, upstream_failed=upstream_failed), error_body(request_id, code, message, data)
+
+
 def error_body(request_id: Any, code: int, message: str, data: Any = None) -> bytes:
     error: dict[str, Any] = {"code": code, "message": message}
     if data is not None:

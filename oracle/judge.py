@@ -7,6 +7,7 @@ from pathlib import PurePath
 
 from backchannel.recordings.model import Recording
 
+from . import harness
 from .model import VERDICT_OF, Check, Finding, Report, Result
 from .registry import all_checks
 
@@ -41,11 +42,37 @@ def _result(check: Check, finding: Finding) -> Result:
     )
 
 
+def _harness_results(rec: Recording, scenarios: tuple[str, ...]) -> list[Result]:
+    """One ERROR per harness problem and scenario: a run the harness did not see is never a clean report."""
+    problems = list(harness.harness_problems(rec))
+    return [
+        Result(
+            id=harness.CHECK_ID,
+            scenario=scenario,
+            level="MUST",
+            spec=harness.SPEC,
+            title=harness.TITLE,
+            status=problem.status,
+            message=problem.message,
+            evidence=problem.evidence,
+            run=problem.run,
+            reason=problem.reason,
+            signals=(),
+            observations=(),
+            cwe=(),
+            verdict=None,
+            subject=None,
+        )
+        for scenario in (scenarios or ("unknown",))
+        for problem in problems
+    ]
+
+
 def judge(rec: Recording, checks: Iterable[Check] | None = None) -> Report:
     """Judge one recording; the same recording always gives the same report."""
     wanted = scenarios_of(rec)
     chosen = list(checks) if checks is not None else [c for c in all_checks().values() if c.scenario in wanted]
-    results: list[Result] = []
+    results = _harness_results(rec, wanted)
     info = rec.info
     for check in chosen:
         for finding in check.fn(rec):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import shlex
 import time
 from collections.abc import Callable
@@ -14,19 +15,23 @@ import typer
 from rich.console import Console
 
 from backchannel.addons.plan import PlanError, parse_plan
+from backchannel.addons.session import Limits, configure_limits
 from backchannel.oracle import all_checks, judge
 from backchannel.oracle.model import Report
 from backchannel.oracle.registry import ScenarioError
 from backchannel.oracle.render import FORMATS, render
 from backchannel.proxy.endpoint.tools import EndpointConfig
-from backchannel.proxy.run.capture import CaptureError
+from backchannel.proxy.run.capture import MAX_OUTPUT, CaptureError, HarnessBroken
+from backchannel.proxy.run.guard import Interrupted, is_locked
+from backchannel.proxy.run.lab import parse_env
 from backchannel.proxy.run.launcher import ProxyError
 from backchannel.proxy.run.record import record_command, record_live
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Option
 from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario
 from backchannel.proxy.timeline import timeline
-from backchannel.recordings import load, store
+from backchannel.recordings import load, redact, store
 from backchannel.recordings.errors import RecordingError
+from backchannel.recordings.safe_text import neutralise
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -37,11 +42,21 @@ app = typer.Typer(
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
+_ENV_HELP = (
+    "Set NAME in the client's lab: NAME (its value here) or NAME=VALUE (repeatable; names recorded, never values)."
+)
+_MAX_OUTPUT_HELP = "Bytes of the client's stdout and of its stderr kept per run; past it, an output-limit anomaly."
+WIRE_DEFAULTS = Limits()
+_MAX_BODY_HELP = "Bytes of each HTTP body the recording keeps per exchange (more is cut, with an anomaly)."
+_MAX_SSE_EVENT_HELP = "Bytes the recording keeps per SSE event and per message text (more is cut, with an anomaly)."
+_IDLE_HELP = "Seconds an upstream may send nothing before the client gets a JSON-RPC error (HTTP 504); 0: never."
+_REDACT_HELP = "Also redact values whose name matches this regular expression (repeatable)."
 USER_ERRORS = (RecordingError, CaptureError, ProxyError, PlanError, CheckError, ScenarioError, OSError)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    err_console.print(f"backchannel: {message}", markup=False)
+    # messages quote paths, recordings and client output: escape control, escape and bidi characters once, here
+    err_console.print(f"backchannel: {neutralise(message)}", markup=False)
     return typer.Exit(code)
 
 
@@ -110,10 +125,26 @@ def record(
     keep_lab: Annotated[bool, typer.Option(help="Keep the client's temp HOME and working folder.")] = False,
     force: Annotated[bool, typer.Option(help="Replace --out if it already exists.")] = False,
     flow_state: Annotated[bool, typer.Option(help="Also store mitmproxy's flow state per exchange (slower).")] = False,
+    redact_names: Annotated[list[str] | None, typer.Option("--redact", help=_REDACT_HELP)] = None,
+    env: Annotated[list[str] | None, typer.Option("--env", help=_ENV_HELP)] = None,
+    max_output: Annotated[int, typer.Option(help=_MAX_OUTPUT_HELP)] = MAX_OUTPUT,
+    max_body: Annotated[int, typer.Option(help=_MAX_BODY_HELP, min=0)] = WIRE_DEFAULTS.max_body,
+    max_sse_event: Annotated[int, typer.Option(help=_MAX_SSE_EVENT_HELP, min=0)] = WIRE_DEFAULTS.max_sse_event,
+    upstream_idle_timeout: Annotated[
+        float, typer.Option(help=_IDLE_HELP, min=0.0)
+    ] = WIRE_DEFAULTS.upstream_idle_timeout,
 ) -> None:
     """Record a client's traffic through the proxy: run CMD in a lab, or print a URL for a live client."""
     target = out or _default_out()
     try:
+        redact.configure(redact_names or ())
+        configure_limits(Limits(max_body, max_sse_event, upstream_idle_timeout))
+        lab_env = parse_env(env or (), os.environ)
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    try:
+        if force and is_locked(target):
+            raise fail(f"{target} is being written by another backchannel process; wait for it or choose another --out")
         if force:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{target}{suffix}").unlink(missing_ok=True)
@@ -130,6 +161,8 @@ def record(
                 keep_lab=keep_lab,
                 flow_state=flow_state,
                 console=err_console,
+                env=lab_env,
+                max_output=max_output,
             )
             if result.outcome == "failed-to-start":
                 raise fail(f"the client did not start: {result.detail}; {target} holds the run and the proxy's side")
@@ -147,6 +180,8 @@ def record(
                 console=out_console,
                 flow_state=flow_state,
             )
+    except Interrupted as exc:
+        raise fail(f"{exc}; {target} is finalised with the interruption recorded", code=1) from exc
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
 
@@ -228,9 +263,23 @@ def check(
     stdin: Annotated[
         str | None, typer.Option(help="Text each client run reads on stdin, for CLIs that prompt (\\n for Enter).")
     ] = None,
+    redact_names: Annotated[list[str] | None, typer.Option("--redact", help=_REDACT_HELP)] = None,
+    env: Annotated[list[str] | None, typer.Option("--env", help=_ENV_HELP)] = None,
+    max_output: Annotated[int, typer.Option(help=_MAX_OUTPUT_HELP)] = MAX_OUTPUT,
+    max_body: Annotated[int, typer.Option(help=_MAX_BODY_HELP, min=0)] = WIRE_DEFAULTS.max_body,
+    max_sse_event: Annotated[int, typer.Option(help=_MAX_SSE_EVENT_HELP, min=0)] = WIRE_DEFAULTS.max_sse_event,
+    upstream_idle_timeout: Annotated[
+        float, typer.Option(help=_IDLE_HELP, min=0.0)
+    ] = WIRE_DEFAULTS.upstream_idle_timeout,
     settings: dict[str, Any] | None = None,
 ) -> None:
     """Run a scenario against a client, record it, and judge it. With no target, the scenario's default target."""
+    try:
+        redact.configure(redact_names or ())
+        configure_limits(Limits(max_body, max_sse_event, upstream_idle_timeout))
+        lab_env = parse_env(env or (), os.environ)
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
     if fmt not in FORMATS:
         raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
     if target and client:
@@ -246,8 +295,14 @@ def check(
             timeout=timeout,
             stdin=None if stdin is None else stdin.replace("\\n", "\n").encode(),
             settings=own_settings,
+            env=lab_env,
+            max_output=max_output,
         )
-        path = chosen.run(options, lambda text: err_console.print(f"· {text}", style="dim", markup=False))
+        try:
+            path = chosen.run(options, lambda text: err_console.print(f"· {text}", style="dim", markup=False))
+        except (HarnessBroken, Interrupted, KeyboardInterrupt) as exc:  # the recording says why: judge it (ERROR)
+            err_console.print(f"backchannel: {exc or type(exc).__name__}; judging what was recorded", markup=False)
+            path = options.out
         report = judge(load(path))
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
@@ -311,19 +366,22 @@ def show(recording: Annotated[Path, typer.Argument(help="A .sqlite recording.")]
     try:
         rec = load(recording)
     except USER_ERRORS as exc:
-        raise fail(str(exc)) from exc
+        raise fail(neutralise(str(exc))) from exc  # a hostile file's names may reach the message
     for style, text in timeline(rec):
         out_console.print(text, style=style or None, markup=False)
 
 
 @app.command()
 def upgrade(recording: Annotated[Path, typer.Argument(help="A recording in an older format.")]) -> None:
-    """Bring a recording written by an older backchannel up to this tool's format, in place."""
+    """Bring a recording written by an older backchannel up to this tool's format (a checked copy, swapped in)."""
     try:
         applied = store.upgrade(recording)
     except USER_ERRORS as exc:
-        raise fail(str(exc)) from exc
-    out_console.print(f"{recording}: applied {', '.join(applied)}" if applied else f"{recording}: already current")
+        raise fail(neutralise(str(exc))) from exc
+    shown = neutralise(str(recording))
+    out_console.print(
+        f"{shown}: applied {', '.join(applied)}" if applied else f"{shown}: already current", markup=False
+    )
 
 
 def main() -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from backchannel.addons.plan import describe_plan
+from backchannel.recordings.meta import Redactions
 from backchannel.recordings.model import Recording, Run
+from backchannel.recordings.safe_text import neutralise as safe
+
+__all__ = ["ARROWS", "Line", "safe", "summary", "timeline"]
 
 ARROWS = {"to-server": "client → server", "to-client": "server → client"}
 
@@ -18,14 +21,6 @@ class Line:
     order: int
     style: str
     text: str
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def safe(text: str) -> str:
-    """A recording may come from anyone: terminal control and bidi characters are shown escaped, never emitted."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _short(text: str, width: int = 160) -> str:
@@ -49,7 +44,9 @@ def summary(payload: object) -> str:
     if isinstance(result, dict):
         parts.append(f"resultType={result.get('resultType', '(absent)')}")
         if "inputRequests" in result:
-            parts.append("inputRequests=" + ",".join(result["inputRequests"]))
+            requests = result["inputRequests"]
+            names = requests if isinstance(requests, dict | list) else [requests]
+            parts.append("inputRequests=" + ",".join(str(name) for name in names))
     error = payload.get("error")
     if isinstance(error, dict):
         parts.append(f"error {error.get('code')}: {error.get('message')}")
@@ -99,6 +96,8 @@ def timeline(rec: Recording) -> Iterator[tuple[str, str]]:
 def _timeline(rec: Recording) -> Iterator[tuple[str, str]]:
     """(style, text) lines: each run's header, then its events in time order, then the files it left."""
     yield "bold", f"recording {rec.path}  format {rec.format_version}  tool {rec.info.tool_version or '?'}"
+    for redactions in Redactions.read_all(rec.meta):  # names and counts only: the values never reached the file
+        yield "dim", f"  {redactions.line()}"
     for anomaly in rec.anomalies:
         if anomaly.run_id is None:
             yield "bold magenta", f"  anomaly {anomaly.kind}: {_short(anomaly.detail)}"

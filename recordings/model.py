@@ -94,7 +94,7 @@ class Message:
         """The message parsed; None if its text is not JSON (recorded as an anomaly)."""
         try:
             return json.loads(self.text)
-        except ValueError:
+        except (ValueError, RecursionError):  # the reader bounds depth; a record made by hand may not be
             return None
 
     @property
@@ -104,7 +104,7 @@ class Message:
             return self.payload
         try:
             return json.loads(self.upstream_text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
 
     @property

@@ -1,21 +1,326 @@
-"""Redacting secrets from headers at write time, keeping each header's presence."""
+"""Redacting secrets at write time: the presence stays, the value goes, and what was redacted is tallied.
+
+Called as rows are serialised (recordings/rows.py), on the writer thread: the proxy hands over raw bytes.
+
+- header values whose name matches the secret-name pattern (protocol headers kept), and bearer-like values anywhere;
+- query parameters in a path whose name matches;
+- JSON string members whose name matches, at any depth, in JSON text, JSON bodies and SSE data lines: only the
+  value's bytes change (it becomes "[redacted]"), the rest of the text stays byte for byte, so it stays valid JSON;
+- key-like values (Bearer tokens, sk-..., ghp_..., xox?-..., AKIA..., JWTs, `token=`/`key=` values) in any text;
+  in terminal output and lab files they are masked at the same length, so every byte offset stays true.
+
+Never touched: a member the protocol defines (`progressToken`, `requestState`, `cursor`, ids, `method`, `name`,
+namespaced `_meta` keys such as `io.modelcontextprotocol/...`), nor any value under one. The same input always
+gives the same output, so byte relations between two recorded bodies survive redaction.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+from urllib.parse import unquote_plus
 
-SENSITIVE = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key"})
+from .meta import Redactions
+
 REDACTED = "[redacted]"
-_BEARER = re.compile(r"(?i)\b(bearer|basic|token)\s+\S+")
+DEFAULT_NAMES = ("auth", "token", "key", "secret", "cookie", "session", "password")
+# members the protocol defines (JSON-RPC and MCP): their values are judged and replayed, so never redacted
+PROTOCOL_MEMBERS = frozenset(
+    {
+        "jsonrpc", "id", "method", "name", "params", "result", "error", "progressToken", "requestState", "cursor",
+        "nextCursor", "resultType", "maxTokens", "inputRequests", "inputResponses", "elicitationId", "protocolVersion",
+        "_meta", "uri", "type", "mode", "url", "action", "stopReason", "model",
+    }
+)  # fmt: skip
+PROTOCOL_HEADERS = frozenset({"mcp-session-id", "mcp-protocol-version", "mcp-method", "mcp-name", "last-event-id"})
+NAME_LIMIT = 100  # a tallied name is cut to this many characters
+TALLY_LIMIT = 200  # distinct (kind, name) entries kept; the rest count under "(other)"
+
+_HEADER_BEARER = re.compile(r"(?i)\b(bearer|basic|token)\s+\S+")
+_HEADER_WORDS = re.compile(r"[Bb][Ee][Aa][Rr][Ee][Rr]|[Bb][Aa][Ss][Ii][Cc]|[Tt][Oo][Kk][Ee][Nn]")
+_TOKEN_CHARS = r"[A-Za-z0-9._~+/=-]"
+_NAME_CHAR = re.compile(r"[\w.-]")
+
+
+class _ValueKind:
+    """One kind of key-like value: its label (what the tally names), the literals one must contain, its pattern.
+
+    The literals are a cheap first test (`in`), so the common text without any of them costs no regex at all."""
+
+    def __init__(self, label: str, anchors: tuple[str, ...], pattern: str, *, lowered: bool = False) -> None:
+        self.label, self.anchors, self.pattern, self.lowered = label, anchors, re.compile(pattern), lowered
+
+    def present(self, text: str, low: str) -> bool:
+        haystack = low if self.lowered else text
+        return any(anchor in haystack for anchor in self.anchors)
+
+
+_VALUES = (
+    _ValueKind("bearer", ("bearer",), rf"(?<=[Bb][Ee][Aa][Rr][Ee][Rr]\s){_TOKEN_CHARS}{{8,}}", lowered=True),
+    _ValueKind("sk-key", ("sk-",), r"\bsk-[A-Za-z0-9_-]{16,}"),
+    _ValueKind(
+        "github-token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
+    ),
+    _ValueKind("slack-token", ("xox",), r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    _ValueKind("aws-key", ("AKIA", "ASIA"), r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    _ValueKind("google-key", ("AIza",), r"\bAIza[0-9A-Za-z_-]{30,}"),
+    _ValueKind("gitlab-token", ("glpat-",), r"\bglpat-[A-Za-z0-9_-]{16,}"),
+    _ValueKind("jwt", ("eyJ",), r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+)
+# a JSON string token, and when it is a key, its string value (strings never span lines, so SSE text works too)
+_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_MEMBER = re.compile(rf"({_STRING})(?:(\s*:\s*)({_STRING}))?")
+
+
+class Policy:
+    """Which names are secret: the defaults plus any `--redact PATTERN` (regular expressions over names)."""
+
+    def __init__(self, extra: Sequence[str] = ()) -> None:
+        self.extra = tuple(extra)
+        alternatives = [re.escape(n) for n in DEFAULT_NAMES] + [f"(?:{p})" for p in self.extra]
+        self.names = re.compile("(?i)" + "|".join(alternatives))
+        self._extra = re.compile("(?i)" + "|".join(f"(?:{p})" for p in self.extra)) if self.extra else None
+        names = self.names.pattern[4:]
+        # `name=value` / `name: value` in free text, e.g. access_token=..., API_KEY: ...; the name's start is found
+        # by walking back (a leading [\w.-]* would make the search quadratic), both sides bounded by NAME_LIMIT
+        self.assignment = re.compile(
+            rf"""(?i)(?:{names})[\w.-]{{0,{NAME_LIMIT}}}(["']?[ \t]*[:=][ \t]*["']?)({_TOKEN_CHARS}{{8,}})"""
+        )
+        # a member whose name holds a secret word and whose value is a string; in valid JSON a quote after `{` or
+        # `,` opens a key (inside a string every quote is escaped), so no scan from the start is needed
+        self.member = re.compile(rf'([{{,]\s*)"([^"\\\n]*?(?i:{names})[^"\\\n]*)"(\s*:\s*)"((?:[^"\\\n]|\\.)*)"')
+        self.secret_name = lru_cache(maxsize=4096)(self._secret_name)
+        self.secret_header = lru_cache(maxsize=4096)(self._secret_header)
+
+    def _secret_header(self, lower: str) -> bool:
+        """A header name (lowered) whose value is a secret; the protocol's own headers never are."""
+        return lower not in PROTOCOL_HEADERS and self.names.search(lower) is not None
+
+    def has_name(self, low: str) -> bool:
+        """Whether lowered text holds any secret name (a substring test for the defaults: no regex)."""
+        if any(name in low for name in DEFAULT_NAMES):
+            return True
+        return self._extra is not None and self._extra.search(low) is not None
+
+    def _secret_name(self, name: str) -> bool:
+        if name in PROTOCOL_MEMBERS or "/" in name:  # a namespaced _meta key is the spec's or a vendor's
+            return False
+        return self.names.search(name) is not None
+
+
+def check_patterns(patterns: Iterable[str]) -> list[str]:
+    """The patterns, each compiled once to prove it is a regular expression; ValueError names a bad one."""
+    out = []
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"--redact {pattern!r} is not a regular expression: {exc}") from exc
+        out.append(pattern)
+    return out
+
+
+_policy = Policy()
+CLEAN_CACHE = 16  # texts just found free of secrets: a body's text comes again as its message's text
+_clean: set[str] = set()
+_tally: dict[tuple[str, str], int] = {}
+
+
+def configure(extra: Iterable[str]) -> None:
+    """Add `--redact` patterns for this process (the orchestrator and mitmdump each configure their own)."""
+    global _policy
+    _policy = Policy(check_patterns(extra))
+    _clean.clear()
+
+
+def extra_patterns() -> tuple[str, ...]:
+    """The `--redact` patterns this process was configured with (the launcher hands them to mitmdump)."""
+    return _policy.extra
+
+
+def tally() -> dict[str, dict[str, int]]:
+    """What this process redacted so far: kind -> name -> count (names only, never values)."""
+    out: dict[str, dict[str, int]] = {}
+    for (kind, name), count in sorted(_tally.items()):
+        out.setdefault(kind, {})[name] = count
+    return out
+
+
+def summary(source: str) -> Redactions:
+    """This process's tally since its last summary, as a meta value, and a fresh tally for the next recording.
+
+    Called on the writer thread after every row queued before it (writer.later), so the counts are final."""
+    counts = tally()
+    _tally.clear()
+    return Redactions(source=source, counts=counts, patterns=_policy.extra)
+
+
+def reset_tally() -> None:
+    _tally.clear()
+
+
+def _count(kind: str, name: str) -> None:
+    key = (kind, name[:NAME_LIMIT])
+    if key not in _tally and len(_tally) >= TALLY_LIMIT:
+        key = (kind, "(other)")
+    _tally[key] = _tally.get(key, 0) + 1
+
+
+# ---------------------------------------------------------------------------------------------- headers and paths
 
 
 def redact_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """The headers with secret values replaced, names and order kept."""
+    secret_header = _policy.secret_header
     out = []
     for name, value in headers:
-        if name.lower() in SENSITIVE:
+        lower = name.lower()
+        if secret_header(lower):
+            if value != REDACTED:
+                _count("header", lower)
             out.append((name, REDACTED))
+        elif _HEADER_WORDS.search(value) is None:  # no bearer/basic/token word: nothing to look at
+            out.append((name, value))
         else:
-            out.append((name, _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", value)))
+            new = _HEADER_BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", value)
+            if new != value:
+                _count("header", lower)
+            out.append((name, new))
     return out
+
+
+def redact_path(path: str | None) -> str | None:
+    """A request path with the values of secret-named query parameters replaced (and key-like values anywhere)."""
+    if path is None or "?" not in path:
+        return path
+    head, _, query = path.partition("?")
+    query, _, fragment = query.partition("#")
+    parts = []
+    changed = False
+    for part in query.split("&"):
+        name, eq, value = part.partition("=")
+        if eq and value and value != REDACTED and _policy.secret_name(_unquote(name)):
+            _count("query", _unquote(name))
+            parts.append(f"{name}={REDACTED}")
+            changed = True
+        else:
+            new = _mask_values(part, "query", same_length=False)
+            changed = changed or new != part
+            parts.append(new)
+    if not changed:
+        return path
+    return head + "?" + "&".join(parts) + (f"#{fragment}" if fragment else "")
+
+
+def _unquote(name: str) -> str:
+    return unquote_plus(name)
+
+
+# ---------------------------------------------------------------------------------------------- JSON and text
+
+
+def redact_json_text(text: str) -> str:
+    """JSON text (or SSE text holding JSON) with secret members' string values replaced; other bytes kept."""
+    policy = _policy
+    if text in _clean:  # the body's text, met again as its message's text
+        return text
+    low = text.lower()
+    if any(kind.present(text, low) for kind in _VALUES):  # rare: lex every string, to scan values outside keys
+        new = _MEMBER.sub(lambda m: _member(m, policy), text)
+    elif policy.has_name(low):  # only members by name: a targeted search
+        new = policy.member.sub(lambda m: _named_member(m, policy), text)
+    else:  # the common case: nothing that could be a secret
+        if len(_clean) >= CLEAN_CACHE:
+            _clean.clear()
+        _clean.add(text)
+        return text
+    return text if new == text else new  # unchanged: the very object, so callers can tell by identity
+
+
+def _member(match: re.Match[str], policy: Policy) -> str:
+    first, colon, value = match.group(1), match.group(2), match.group(3)
+    if colon is None:  # a string that is not a key (or a key whose value is not a string): scan it for values
+        return _mask_values(first, "json-member", same_length=False)
+    name = first[1:-1]
+    if name in PROTOCOL_MEMBERS or "/" in name:
+        return match.group(0)  # a protocol-defined member: its value is never touched
+    if policy.secret_name(name):
+        if value == f'"{REDACTED}"':
+            return match.group(0)
+        _count("json-member", name)
+        return f'{first}{colon}"{REDACTED}"'
+    return first + colon + _mask_values(value, "json-member", same_length=False)
+
+
+def _named_member(match: re.Match[str], policy: Policy) -> str:
+    name, value = match.group(2), match.group(4)
+    if value == REDACTED or not policy.secret_name(name):
+        return match.group(0)
+    _count("json-member", name)
+    return f'{match.group(1)}"{name}"{match.group(3)}"{REDACTED}"'
+
+
+def redact_json_bytes(data: bytes | None) -> bytes | None:
+    """A body or SSE item: the same as redact_json_text, over bytes (invalid UTF-8 kept as it was)."""
+    if not data:
+        return data
+    text = data.decode("utf-8", "surrogateescape")
+    new = redact_json_text(text)
+    return data if new is text else new.encode("utf-8", "surrogateescape")
+
+
+def redact_output(data: bytes, kind: str) -> bytes:
+    """Terminal output or a lab file: key-like values masked at the same length, so byte offsets stay true."""
+    if not data:
+        return data
+    text = data.decode("utf-8", "surrogateescape")
+    new = _mask_values(text, kind, same_length=True)
+    return data if new is text else new.encode("utf-8", "surrogateescape")
+
+
+def _mask_values(text: str, kind: str, *, same_length: bool) -> str:
+    policy = _policy
+    low = text.lower()
+    named = policy.has_name(low)
+    kinds = [value_kind for value_kind in _VALUES if value_kind.present(text, low)]
+    if not named and not kinds:
+        return text
+    changed = False
+
+    def mask(value: str) -> str:
+        if not same_length:
+            return REDACTED
+        n = len(value)
+        return (REDACTED + "*" * n)[:n] if n >= len(REDACTED) else "*" * n
+
+    def assignment(m: re.Match[str]) -> str:
+        nonlocal changed
+        start = m.start()
+        while start > 0 and m.start() - start < NAME_LIMIT and _NAME_CHAR.match(m.string, start - 1):
+            start -= 1
+        name = m.string[start : m.start(1)].strip("\"'")
+        if not policy.secret_name(name) or m.group(2).startswith(REDACTED):
+            return m.group(0)
+        changed = True
+        _count(kind, name)
+        return m.string[m.start() : m.start(2)] + mask(m.group(2))
+
+    def value_of(label: str) -> Callable[[re.Match[str]], str]:
+        def value(m: re.Match[str]) -> str:
+            nonlocal changed
+            found = m.group(0)
+            if found.startswith(REDACTED) or set(found) <= {"*"}:
+                return found
+            changed = True
+            _count(kind, label)
+            return mask(found)
+
+        return value
+
+    new = policy.assignment.sub(assignment, text) if named else text
+    for value_kind in kinds:
+        new = value_kind.pattern.sub(value_of(value_kind.label), new)
+    return new if changed else text

@@ -12,8 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, dataclass_transform
 
+import msgpack
+
 from .model import Direction
-from .redact import redact_headers
+from .redact import redact_headers, redact_json_bytes, redact_json_text, redact_output, redact_path
 from .shapes import RunDetail, json_text
 
 # (name, value) pairs in order, as text or as the raw bytes mitmproxy holds (decoded as Latin-1 when written)
@@ -49,6 +51,29 @@ def _headers(pairs: HeaderPairs | None) -> str | None:
     return json_text(redact_headers(text))
 
 
+def _flow_state(packed: bytes | None) -> bytes | None:
+    """mitmproxy's flow state (msgpack) with its headers and path redacted like their columns; unreadable: dropped."""
+    if packed is None:
+        return None
+    try:
+        state = msgpack.unpackb(packed, raw=False, strict_map_key=False)
+        for part in ("request", "response"):
+            side = state.get(part) if isinstance(state, dict) else None
+            if isinstance(side, dict) and isinstance(side.get("headers"), list | tuple):
+                pairs = [(_latin1(n), _latin1(v)) for n, v in side["headers"]]
+                side["headers"] = [(n.encode("latin-1"), v.encode("latin-1")) for n, v in redact_headers(pairs)]
+            if isinstance(side, dict) and isinstance(side.get("path"), bytes):
+                side["path"] = (redact_path(side["path"].decode("latin-1")) or "").encode("latin-1")
+        out: bytes = msgpack.packb(state, use_bin_type=True)
+        return out
+    except (ValueError, TypeError, UnicodeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
+        return None
+
+
+def _json_text(text: str | None) -> str | None:
+    return None if text is None else redact_json_text(text)
+
+
 def _latin1(value: str | bytes) -> str:
     return value if isinstance(value, str) else value.decode("latin-1")
 
@@ -80,7 +105,7 @@ class MessageRow:
     def values(self) -> tuple[object, ...]:
         return (
             self.run_id, self.flow_id, self.sse_idx, self.direction, self.kind, self.jsonrpc_id, self.method,
-            self.text, self.upstream_text, self.mutation, self.t,
+            _json_text(self.text), _json_text(self.upstream_text), self.mutation, self.t,
         )  # fmt: skip
 
 
@@ -102,7 +127,8 @@ class SseItemRow:
     t: float | None = None
 
     def values(self) -> tuple[object, ...]:
-        return (self.run_id, self.flow_id, self.idx, self.kind, self.origin, self.upstream_raw, self.client_raw, self.t)
+        upstream, client = redact_json_bytes(self.upstream_raw), redact_json_bytes(self.client_raw)
+        return (self.run_id, self.flow_id, self.idx, self.kind, self.origin, upstream, client, self.t)
 
 
 @row_record
@@ -134,7 +160,7 @@ class TerminalChunkRow:
     t: float | None = None
 
     def values(self) -> tuple[object, ...]:
-        return (self.run_id, self.stream, self.offset, self.data, self.t)
+        return (self.run_id, self.stream, self.offset, redact_output(self.data, "terminal"), self.t)
 
 
 @row_record
@@ -150,7 +176,8 @@ class FileRow:
     truncated: bool = False
 
     def values(self) -> tuple[object, ...]:
-        return (self.run_id, self.path, self.size, self.data, int(self.truncated))
+        data = None if self.data is None else redact_output(self.data, "file")
+        return (self.run_id, self.path, self.size, data, int(self.truncated))
 
 
 @row_record
@@ -167,7 +194,7 @@ class UrlHitRow:
     t: float | None = None
 
     def values(self) -> tuple[object, ...]:
-        return (self.run_id, self.server, self.method, self.path, _headers(self.headers), self.t)
+        return (self.run_id, self.server, self.method, redact_path(self.path), _headers(self.headers), self.t)
 
 
 @row_record
@@ -221,8 +248,8 @@ class ExchangeRequest:
 
     def values(self) -> tuple[object, ...]:
         return (
-            self.run_id, self.flow_id, self.method, self.path, _headers(self.request_headers), self.request_body,
-            self.upstream_request_body, self.t_request,
+            self.run_id, self.flow_id, self.method, redact_path(self.path), _headers(self.request_headers),
+            redact_json_bytes(self.request_body), redact_json_bytes(self.upstream_request_body), self.t_request,
         )  # fmt: skip
 
 
@@ -265,8 +292,8 @@ class ExchangeResponse:
     def values(self) -> tuple[object, ...]:
         return (
             self.status, self.t_response, self.t_end, _mutations(self.mutations), _headers(self.response_headers),
-            _headers(self.upstream_response_headers), self.upstream_response_body, self.response_body,
-            self.flow_state, int(self.forwarded),
+            _headers(self.upstream_response_headers), redact_json_bytes(self.upstream_response_body),
+            redact_json_bytes(self.response_body), _flow_state(self.flow_state), int(self.forwarded),
         )  # fmt: skip
 
 
@@ -289,7 +316,8 @@ class ExchangeStreamEnd:
     def values(self) -> tuple[object, ...]:
         return (
             self.t_end, _mutations(self.mutations), _headers(self.upstream_response_headers),
-            self.upstream_response_body, self.response_body, self.flow_state,
+            redact_json_bytes(self.upstream_response_body), redact_json_bytes(self.response_body),
+            _flow_state(self.flow_state),
         )  # fmt: skip
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import queue
 import sqlite3
 import sys
@@ -14,7 +15,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from . import migrations
+from . import migrations, upgrading
 from .errors import RecordingError, RecordingFormatError
 from .meta import MetaValue, RecordingInfo
 from .migrations import FORMAT_MARKER, MIGRATION_SET
@@ -40,6 +41,10 @@ def create(path: str | Path, info: RecordingInfo | None = None, values: Iterable
     if target.exists():
         raise RecordingError(f"{target} already exists; choose another --out or remove it first")
     target.parent.mkdir(parents=True, exist_ok=True)
+    try:  # owner-only from its first byte; SQLite gives the -wal, -shm and -journal files the same mode
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as exc:
+        raise RecordingError(f"cannot create recording {target}: {exc.strerror or exc}") from exc
     rows = [
         ("format", FORMAT_MARKER),
         ("format_version", format_version()),
@@ -72,16 +77,12 @@ def finalize(path: str | Path) -> None:
 
 
 def upgrade(path: str | Path) -> list[str]:
-    """Apply pending format migrations in place; returns the names applied."""
-    db = Database(str(path))
-    try:
-        pending = migrations.pending(db)
-        migrations.apply(db)
-        if pending:
-            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('format_version', ?)", [format_version()])
-        return pending
-    finally:
-        db.close()
+    """Apply pending format migrations to a copy and swap it in atomically; returns the names applied.
+
+    Refuses (RecordingError, nothing changed) a path that is missing, empty, not a regular file, not SQLite, or
+    not a backchannel recording, and a recording that carries triggers (see recordings/upgrading.py).
+    """
+    return upgrading.upgrade(path, format_version())
 
 
 class RecordingWriter:
@@ -225,9 +226,9 @@ class RecordingWriter:
                     item = None
                 due = pending >= BATCH_ROWS or (pending > 0 and time.monotonic() - first >= BATCH_SECONDS)
                 if item is None or item is _STOP or item[0] == _FLUSH or due:
-                    if pending:
+                    if conn.in_transaction:  # also a batch that made no rows (later work that wrote nothing)
                         conn.execute("COMMIT")
-                        pending = 0
+                    pending = 0
                     if item is _STOP:
                         return
                     if item is not None and item[0] == _FLUSH:
@@ -235,7 +236,7 @@ class RecordingWriter:
                         continue
                     if item is None:
                         continue
-                if pending == 0:
+                if not conn.in_transaction:
                     conn.execute("BEGIN")
                     first = time.monotonic()
                 statements = item[1] if item[0] is _GROUP else [item]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from backchannel.recordings.safe_text import neutralise_json
+
 from ..model import Report
 
 VERDICT_COUNTS = ("CONFIRMED", "REFUTED")
@@ -32,5 +34,7 @@ def report_dict(report: Report) -> dict[str, object]:
 
 
 def render_json(report: Report) -> str:
-    """The report as indented UTF-8 JSON (non-ASCII kept as is), results in report order, ending with a newline."""
-    return json.dumps(report_dict(report), indent=2, ensure_ascii=False) + "\n"
+    """The report as indented UTF-8 JSON (non-ASCII kept as is), results in report order, ending with a newline.
+
+    C1, DEL and bidi characters are written as `\\uNNNN` escapes: the same values, none of the raw bytes."""
+    return neutralise_json(json.dumps(report_dict(report), indent=2, ensure_ascii=False)) + "\n"

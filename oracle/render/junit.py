@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from backchannel.recordings.safe_text import neutralise
+
 from ..model import Report, Result
 from .text import evidence_line
 
@@ -15,7 +17,8 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _xml_safe(text: str) -> str:
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """Controls and bidi characters escaped by the shared neutraliser, then anything XML 1.0 cannot carry."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", neutralise(text))
 
 
 def _sub(parent: ET.Element, tag: str, attrs: dict[str, str] | None = None, text: str | None = None) -> ET.Element:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+from backchannel.recordings.safe_text import neutralise_json
+
 from ..model import Evidence, Report, Result
 from .json_report import summary
 from .text import evidence_line
@@ -152,4 +154,4 @@ def sarif_log(report: Report) -> Json:
 
 def render_sarif(report: Report) -> str:
     """The report as indented SARIF 2.1.0 JSON, ending with a newline."""
-    return json.dumps(sarif_log(report), indent=2, ensure_ascii=False) + "\n"
+    return neutralise_json(json.dumps(sarif_log(report), indent=2, ensure_ascii=False)) + "\n"

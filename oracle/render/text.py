@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import io
-import re
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from backchannel.recordings.safe_text import neutralise
+
 from ..model import STATUSES, Evidence, Report, Result
 
 WIDTH = 120
 
-# C0 and C1 control characters other than newline: server-chosen text must not drive the reader's terminal.
-_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
-
 
 def clean(text: str) -> str:
-    """`text` with every control character but newline shown as a `\\xNN` escape, so nothing reaches a terminal raw."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """`text` with every control character but newline, and every bidi control, escaped (the shared neutraliser)."""
+    return neutralise(text)
 
 
 def _run_suffix(run: str | None) -> str:
@@ -159,4 +157,4 @@ def render_text(report: Report) -> str:
     console.print(Text(""))
     console.print(Text(summary_line(report)))
     text = console.export_text()
-    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    return neutralise("\n".join(line.rstrip() for line in text.splitlines()) + "\n")

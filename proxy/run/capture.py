@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import secrets
+import shutil
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -16,9 +18,10 @@ from urllib.parse import urlsplit
 from backchannel.addons.plan import parse_plan
 from backchannel.proxy.endpoint.server import RunningEndpoint, start_endpoint
 from backchannel.proxy.endpoint.tools import EndpointConfig
-from backchannel.proxy.run.lab import Lab, LabResult
-from backchannel.proxy.run.launcher import RunningProxy, start_proxy
-from backchannel.recordings import store
+from backchannel.proxy.run.guard import RecordingLock, interruptible, interruption, shielded
+from backchannel.proxy.run.lab import Lab, LabResult, resolve_command
+from backchannel.proxy.run.launcher import CAPTURE_MARKER_VAR, RunningProxy, start_proxy
+from backchannel.recordings import redact, store
 from backchannel.recordings.errors import RecordingError
 from backchannel.recordings.meta import MetaValue, ProxyStartup, RecordingInfo
 from backchannel.recordings.rows import AnomalyRow, FileRow, RunEnd, RunLaunch, RunNote, RunRow, TerminalChunkRow
@@ -27,6 +30,13 @@ from backchannel.recordings.shapes import Fact, RunDetail
 
 class CaptureError(Exception):
     """The capture could not start or go on; the message says what and what to do next."""
+
+
+class HarnessBroken(CaptureError):
+    """The proxy died under the capture: the recording is finalised and judging it says ERROR, with why."""
+
+
+MAX_OUTPUT = 8 * 1024 * 1024  # terminal bytes kept per run and stream; past it, an `output-limit` anomaly
 
 
 @dataclass(frozen=True)
@@ -63,8 +73,16 @@ class Capture:
         scenario: str | None = None,
         meta: Sequence[MetaValue] = (),
         flow_state: bool = False,
+        env: Mapping[str, str] | None = None,
+        max_output: int = MAX_OUTPUT,
     ) -> None:
         self.flow_state = flow_state
+        self.env = dict(env or {})  # set in every lab's environment; the run records the names, never the values
+        self.max_output = max_output
+        self.marker = secrets.token_hex(8)  # every client process of this capture carries it (the sweeper's net)
+        self.labs: Path | None = None  # the parent of this capture's labs (owner-only)
+        self._lock_file: RecordingLock | None = None
+        self._interruptible = interruptible()
         self.out = Path(out)
         self.upstream = upstream
         self.nonce = nonce or secrets.token_hex(8)
@@ -80,15 +98,31 @@ class Capture:
         self._details: dict[str, RunDetail] = {}
 
     def __enter__(self) -> Capture:
+        self._interruptible.__enter__()  # SIGTERM/SIGHUP unwind the block like Ctrl-C does
         try:
             self.start()
-        except BaseException:
-            self.close()  # a failed start still leaves a finalised recording holding why it failed
+        except BaseException as exc:
+            try:
+                with shielded():
+                    self._note_interruption(exc)
+                    self.close()  # a failed start still leaves a finalised recording holding why it failed
+            finally:
+                self._interruptible.__exit__(None, None, None)
             raise
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        try:
+            with shielded():  # a second signal must not cut the finalising short
+                self._note_interruption(exc)
+                self.close()
+        finally:
+            self._interruptible.__exit__(None, None, None)
+
+    def _note_interruption(self, exc: BaseException | None) -> None:
+        why = interruption(exc)
+        if why is not None and self.writer is not None:
+            self.writer.insert(AnomalyRow(kind="orchestrator-interrupted", detail=why, t=time.time()))
 
     def start(self) -> None:
         info = RecordingInfo(
@@ -99,7 +133,9 @@ class Capture:
             scenario=self.scenario,
         )
         store.create(self.out, info, self.meta)
+        self._lock_file = RecordingLock(self.out)  # `record --force` elsewhere must not delete it while we write
         self.writer = store.RecordingWriter(self.out)
+        self.labs = Path(tempfile.mkdtemp(prefix="backchannel-labs-"))
         if self.upstream is None:
             self.upstream = self.start_endpoint(self.endpoint_config).url
         problem = upstream_reachable(self.upstream)
@@ -108,7 +144,9 @@ class Capture:
             self.writer.flush()
             raise CaptureError(f"upstream {self.upstream} is down: {problem}; start it or pass another --upstream")
         try:
-            self.proxy = start_proxy(self.out, self.upstream, flow_state=self.flow_state)
+            self.proxy = start_proxy(
+                self.out, self.upstream, flow_state=self.flow_state, marker=self.marker, labs=self.labs
+            )
         except Exception as exc:
             self.writer.insert(AnomalyRow(kind="proxy-failed", detail=str(exc), t=time.time()))
             self.writer.flush()
@@ -135,6 +173,7 @@ class Capture:
 
         `facts` are the scenario's own facts about the run, kept in its detail beside its URL."""
         assert self.writer is not None and self.proxy is not None and self.upstream is not None
+        self.check_proxy()
         parse_plan(plan or {})
         run_id = secrets.token_hex(6)
         target = upstream or self.upstream
@@ -177,11 +216,17 @@ class Capture:
             )
 
     def record_output(self, run_id: str, stream: str, chunk: bytes) -> None:
+        """Keep a stream's bytes up to `max_output`; past it, one `output-limit` anomaly, and the rest is dropped."""
         assert self.writer is not None
         with self._lock:
             offset = self._offsets.get((run_id, stream), 0)
             self._offsets[(run_id, stream)] = offset + len(chunk)
-        self.writer.insert(TerminalChunkRow(run_id=run_id, stream=stream, offset=offset, data=chunk, t=time.time()))
+        kept = chunk[: max(0, self.max_output - offset)]
+        if kept:
+            self.writer.insert(TerminalChunkRow(run_id=run_id, stream=stream, offset=offset, data=kept, t=time.time()))
+        if len(kept) < len(chunk) and offset <= self.max_output:
+            detail = f"{stream} passed {self.max_output} bytes (--max-output): the bytes up to it are kept"
+            self.writer.insert(AnomalyRow(kind="output-limit", detail=detail, run_id=run_id, t=time.time()))
 
     def run_client(
         self,
@@ -196,8 +241,12 @@ class Capture:
     ) -> LabResult:
         """Run the client command with {url} substituted, in a fresh lab; record its output, exit and files."""
         assert self.writer is not None
-        argv = [part.replace("{url}", run.url) for part in argv_template]
-        lab = lab or Lab(run.id, keep=keep_lab)
+        argv = [part.replace("{url}", run.url) for part in resolve_command(argv_template)]
+        lab = lab or Lab(run.id, keep=keep_lab, parent=None if keep_lab else self.labs)
+        if self.env:  # the names only: values may be secrets
+            detail = self._details.get(run.id, RunDetail())
+            facts = {**detail.facts, "lab_env": ",".join(sorted(self.env))}
+            self._details[run.id] = replace(detail, facts=facts)
 
         def output(stream: str, chunk: bytes) -> None:
             self.record_output(run.id, stream, chunk)
@@ -206,12 +255,23 @@ class Capture:
 
         try:
             self.writer.update_run(run.id, RunLaunch(client_argv=argv, lab_home=str(lab.home)))
-            result = lab.run(argv, lab.env(run.url), output, timeout, stdin=stdin)
+            env = lab.env(run.url, {**self.env, CAPTURE_MARKER_VAR: self.marker})
+            try:
+                result = lab.run(argv, env, output, timeout, stdin=stdin)
+            except BaseException as exc:  # interrupted: the run still gets an end saying so
+                self.end_run(run, outcome="interrupted", note=interruption(exc) or f"{type(exc).__name__}: {exc}")
+                raise
             self.record_files(run, lab)
             self.end_run(run, exit_code=result.exit_code, outcome=result.outcome, note=result.detail)
+            self.check_proxy()
             return result
         finally:
             lab.close()
+
+    def check_proxy(self) -> None:
+        """Raise HarnessBroken if mitmdump died under the capture: later runs could not be seen either."""
+        if self.proxy is not None and self.proxy.exited() is not None:
+            raise HarnessBroken(f"mitmdump exited with code {self.proxy.exited()} in the middle of the capture")
 
     def set_meta(self, value: MetaValue) -> None:
         assert self.writer is not None
@@ -242,12 +302,14 @@ class Capture:
         """Stop mitmdump first (its addon commits on shutdown), then the endpoints, then finalise the file."""
         problems = []
         if self.proxy is not None:
+            died = self.proxy.exited()  # before we asked it to stop: it died under the capture
             code = self.proxy.stop()
-            if code not in (0, -2, 130) and self.writer is not None:
+            if (died is not None or code not in (0, -2, 130)) and self.writer is not None:
+                when = " on its own, before the capture closed," if died is not None else ""
                 self.writer.insert(
                     AnomalyRow(
                         kind="proxy-exit",
-                        detail=f"mitmdump exited with code {code}: {self.proxy.output_tail()[-2000:]}",
+                        detail=f"mitmdump exited{when} with code {code}: {self.proxy.output_tail()[-2000:]}",
                         t=time.time(),
                     )
                 )
@@ -256,11 +318,19 @@ class Capture:
             running.stop()
         self.endpoints.clear()
         if self.writer is not None:
+            writer = self.writer
+            writer.later(lambda: writer.set_meta(redact.summary("harness")))  # names and counts only, after every row
             self.writer.close()
             self.writer = None
             try:
                 store.finalize(self.out)
             except RecordingError as exc:
                 problems.append(str(exc))
+        if self._lock_file is not None:
+            self._lock_file.release()
+            self._lock_file = None
+        if self.labs is not None:
+            shutil.rmtree(self.labs, ignore_errors=True)
+            self.labs = None
         if problems:
             raise CaptureError("; ".join(problems))

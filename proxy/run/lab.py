@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import re
+import secrets
 import shutil
 import signal
 import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from backchannel.proxy.run.reaper import MARKER_VAR, become_subreaper, die_with_parent, kill_run
+
 FILE_LIMIT = 1024 * 1024  # lab files above this are recorded truncated
 FILE_COUNT_LIMIT = 500
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 KEEP_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT", "PYENV_ROOT", "PYENV_VERSION")
 
 
@@ -34,16 +40,47 @@ class LabFileFound:
     truncated: bool
 
 
-class Lab:
-    """One run's HOME and cwd; removed on close unless kept."""
+_LIVE: set[Lab] = set()  # labs not yet closed: removed at exit, however the run ended
 
-    def __init__(self, run_id: str, keep: bool = False) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix=f"backchannel-lab-{run_id}-"))
+
+def _remove_live_labs() -> None:
+    for lab in list(_LIVE):
+        lab.close()
+
+
+atexit.register(_remove_live_labs)
+
+
+def resolve_command(argv: Sequence[str], cwd: Path | None = None) -> list[str]:
+    """Relative paths in a command mean the caller's working folder, not the lab's (where the client runs).
+
+    The program itself when it names a path (`.venv/bin/python`), and any later argument that is a relative path
+    to something that exists there (`.cache/clients/node/ts_sdk.mjs`). Made absolute without resolving symlinks,
+    so a virtualenv's `bin/python` stays itself."""
+    base = cwd or Path.cwd()
+    out = list(argv)
+    for index, part in enumerate(out):
+        if not part or os.path.isabs(part) or part.startswith("-") or "{url}" in part:
+            continue
+        if index == 0 and os.sep in part:
+            out[index] = os.path.normpath(os.path.join(base, part))
+        elif index > 0 and os.sep in part and os.path.exists(os.path.join(base, part)):
+            out[index] = os.path.normpath(os.path.join(base, part))
+    return out
+
+
+class Lab:
+    """One run's HOME and cwd (owner-only); removed on close unless kept, and at exit if a run was cut short."""
+
+    def __init__(self, run_id: str, keep: bool = False, parent: Path | None = None) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix=f"backchannel-lab-{run_id}-", dir=parent))  # mode 0700
         self.home = self.root / "home"
         self.work = self.root / "work"
-        self.home.mkdir()
-        self.work.mkdir()
+        self.home.mkdir(mode=0o700)
+        self.work.mkdir(mode=0o700)
         self.keep = keep
+        self.marker = secrets.token_hex(8)  # in the client's environment: how its stray processes are found
+        _LIVE.add(self)
 
     def env(self, url: str, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = {k: os.environ[k] for k in KEEP_ENV if k in os.environ}
@@ -58,6 +95,7 @@ class Lab:
             }
         )
         env.update(extra or {})
+        env[MARKER_VAR] = self.marker
         return env
 
     def run(
@@ -74,6 +112,8 @@ class Lab:
         Without it the client's stdin is empty from the start.
         """
         began = time.monotonic()
+        become_subreaper()
+        env = {**env, MARKER_VAR: self.marker}
         try:
             proc = subprocess.Popen(
                 list(argv),
@@ -83,9 +123,24 @@ class Lab:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                preexec_fn=die_with_parent,  # the client dies with us even on kill -9
             )
         except OSError as exc:
             return LabResult(None, "failed-to-start", f"{argv[0]}: {exc.strerror or exc}", 0.0)
+        try:
+            return self._watch(proc, on_output, timeout, stdin, began)
+        finally:
+            kill_run(proc.pid, self.marker)  # an interruption still leaves nothing of the client running
+            _kill_group(proc)
+
+    def _watch(
+        self,
+        proc: subprocess.Popen[bytes],
+        on_output: Callable[[str, bytes], None],
+        timeout: float,
+        stdin: bytes | None,
+        began: float,
+    ) -> LabResult:
         readers = [
             threading.Thread(target=_pump, args=(proc.stdout, "stdout", on_output), daemon=True),
             threading.Thread(target=_pump, args=(proc.stderr, "stderr", on_output), daemon=True),
@@ -98,11 +153,15 @@ class Lab:
         try:
             proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            outcome, detail = "timeout", f"still running after {timeout:g} s; its process group was killed"
+            outcome, detail = (
+                "timeout",
+                f"still running after {timeout:g} s; it and every process it started was killed",
+            )
             _kill_group(proc)
+        # leftovers the client started, in its group, in a session of their own, or orphaned: none outlive the run
+        kill_run(proc.pid, self.marker)
         for reader in readers:
             reader.join(5)
-        _kill_group(proc)  # leftovers the client forked
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
@@ -128,6 +187,7 @@ class Lab:
         return found
 
     def close(self) -> None:
+        _LIVE.discard(self)
         if not self.keep:
             shutil.rmtree(self.root, ignore_errors=True)
 
@@ -158,3 +218,18 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(5)
     except subprocess.TimeoutExpired:
         pass
+
+
+def parse_env(items: Sequence[str], environ: Mapping[str, str]) -> dict[str, str]:
+    """`--env NAME` (its value from `environ`) and `--env NAME=VALUE`; a bad or missing name is a ValueError."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not _ENV_NAME.match(name):
+            raise ValueError(f"--env {item.split('=')[0]!r}: not a variable name (give NAME or NAME=VALUE)")
+        if not sep:
+            if name not in environ:
+                raise ValueError(f"--env {name}: it is not set here; give --env {name}=VALUE or export it first")
+            value = environ[name]
+        out[name] = value
+    return out

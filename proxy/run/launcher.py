@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from backchannel.addons import entry
-from backchannel.addons.session import origin_of
+from backchannel.addons.session import configured_limits, limit_options, origin_of
+from backchannel.recordings import redact
 
 READY_MARKER = entry.READY_MARKER
 START_TIMEOUT = 30.0
@@ -32,12 +34,84 @@ def confdir() -> Path:
     return base
 
 
-def mitmdump_argv(recording: Path, upstream: str, *, listen_port: int = 0, flow_state: bool = False) -> list[str]:
+STOP_GRACE = 10.0  # after its parent is gone, mitmdump has this long to commit before it exits hard
+CAPTURE_MARKER_VAR = "BACKCHANNEL_CAPTURE_MARKER"
+
+
+def _watch_parent() -> None:
+    """In mitmdump: stdin is a pipe only the parent holds; end of input means it is gone, however it died."""
+    try:
+        while os.read(0, 4096):
+            pass
+    except OSError:
+        pass
+    os.kill(os.getpid(), signal.SIGTERM)  # mitmproxy shuts down cleanly: the addon commits what it has
+    time.sleep(STOP_GRACE)  # bounded, in a daemon thread: the process normally ends long before
+    os._exit(1)
+
+
+def _sweep(parent: int, marker: str, labs: str) -> None:
+    """The parent died without cleaning up: kill what its clients left (they carry `marker`), remove their labs,
+    and close the recording saying so, so judging it is ERROR rather than a clean report."""
+    from backchannel.proxy.run.reaper import kill_marked
+    from backchannel.recordings import store
+    from backchannel.recordings.rows import AnomalyRow
+
+    if marker:
+        kill_marked(CAPTURE_MARKER_VAR, marker)
+    if labs:
+        shutil.rmtree(labs, ignore_errors=True)
+    recording = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("backchannel_recording=")), "")
+    if not recording:
+        return
+    detail = f"backchannel (pid {parent}) died without closing the recording; mitmdump closed it"
+    try:
+        writer = store.RecordingWriter(Path(recording))
+        writer.insert(AnomalyRow(kind="orchestrator-interrupted", detail=detail, t=time.time()))
+        writer.close()
+        store.finalize(Path(recording))
+    except Exception as exc:  # noqa: BLE001 - the last words of a dying process: say why, never hang
+        print(f"backchannel: could not close {recording}: {exc}", file=sys.stderr)
+
+
+def serve() -> None:
+    """mitmdump's entry point: `serve PARENT_PID MARKER LABS mitmdump-args...`; it dies with its parent."""
+    from backchannel.proxy.run.reaper import die_with_parent
+
+    parent, marker, labs = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    del sys.argv[1:4]
+    die_with_parent(signal.SIGTERM)  # a parent-death signal, and the stdin watchdog for when it cannot fire
+    if os.getppid() != parent:  # the parent died before the death signal was armed
+        os.kill(os.getpid(), signal.SIGTERM)
+    threading.Thread(target=_watch_parent, daemon=True).start()
+    from mitmproxy.tools.main import mitmdump
+
+    try:
+        mitmdump()
+    finally:
+        if os.getppid() != parent:
+            _sweep(parent, marker, labs)
+
+
+def mitmdump_argv(
+    recording: Path,
+    upstream: str,
+    *,
+    listen_port: int = 0,
+    flow_state: bool = False,
+    marker: str = "",
+    labs: Path | None = None,
+) -> list[str]:
     extra = ["--set", "backchannel_flow_state=true"] if flow_state else []
+    extra += limit_options(configured_limits())  # this process's --max-body, --max-sse-event, --upstream-idle-timeout
+    extra += [f"--set=backchannel_redact={pattern}" for pattern in redact.extra_patterns()]  # this process's --redact
     return [
         sys.executable,
         "-c",
-        "from mitmproxy.tools.main import mitmdump; mitmdump()",
+        "from backchannel.proxy.run.launcher import serve; serve()",
+        str(os.getpid()),
+        marker,
+        str(labs or ""),
         "-q",
         "--set",
         f"confdir={confdir()}",
@@ -79,9 +153,14 @@ class RunningProxy:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout)
-        if self.process.stdout is not None:
-            self.process.stdout.close()
+        for pipe in (self.process.stdin, self.process.stdout):  # stdin last: its end is the watchdog's signal
+            if pipe is not None:
+                pipe.close()
         return self.process.returncode
+
+    def exited(self) -> int | None:
+        """mitmdump's exit code if it is no longer running (it died under the capture), else None."""
+        return self.process.poll()
 
 
 def _drain(stream: object, tail: deque[bytes]) -> None:
@@ -93,16 +172,22 @@ def _drain(stream: object, tail: deque[bytes]) -> None:
 
 
 def start_proxy(
-    recording: Path, upstream: str, *, timeout: float = START_TIMEOUT, flow_state: bool = False
+    recording: Path,
+    upstream: str,
+    *,
+    timeout: float = START_TIMEOUT,
+    flow_state: bool = False,
+    marker: str = "",
+    labs: Path | None = None,
 ) -> RunningProxy:
     """Spawn mitmdump and wait, bounded, for the addon's ready line; a dead or silent process is a ProxyError."""
     began = time.monotonic()
     try:
         process = subprocess.Popen(
-            mitmdump_argv(recording, upstream, flow_state=flow_state),
+            mitmdump_argv(recording, upstream, flow_state=flow_state, marker=marker, labs=labs),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,  # never written: its end (our death included) tells mitmdump to go
             start_new_session=True,
         )
     except OSError as exc:
@@ -119,6 +204,8 @@ def start_proxy(
                 process.kill()
                 process.wait(5)
                 process.stdout.close()
+                if process.stdin is not None:
+                    process.stdin.close()
                 raise ProxyError(
                     f"mitmdump did not become ready within {timeout:.0f} s; its output:\n"
                     + b"".join(tail).decode("utf-8", "replace")
@@ -127,6 +214,8 @@ def start_proxy(
             if not line:
                 process.wait(5)
                 process.stdout.close()
+                if process.stdin is not None:
+                    process.stdin.close()
                 raise ProxyError(
                     f"mitmdump exited with code {process.returncode} before it was ready; its output:\n"
                     + b"".join(tail).decode("utf-8", "replace")

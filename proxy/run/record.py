@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from backchannel.proxy.endpoint.tools import EndpointConfig
-from backchannel.proxy.run.capture import Capture
+from backchannel.proxy.run.capture import MAX_OUTPUT, Capture
 from backchannel.proxy.timeline import ARROWS, safe, summary
 from backchannel.recordings import load
 from backchannel.recordings.reader import messages_after
@@ -37,9 +37,14 @@ def record_command(
     keep_lab: bool,
     console: Console,
     flow_state: bool = False,
+    env: Mapping[str, str] | None = None,
+    max_output: int = MAX_OUTPUT,
 ) -> RecordResult:
     """Run the command once through the proxy, record everything, close the recording."""
-    with Capture(out, upstream=upstream, endpoint=EndpointConfig(scenario=scenario), flow_state=flow_state) as capture:
+    endpoint = EndpointConfig(scenario=scenario)
+    with Capture(
+        out, upstream=upstream, endpoint=endpoint, flow_state=flow_state, env=env, max_output=max_output
+    ) as capture:
         run = capture.new_run("record", plan, scenario=None if upstream else scenario, argv=argv)
         console.print(f"run {run.id}: {run.url}", markup=False, style="dim")
         result = capture.run_client(run, argv, timeout=timeout, keep_lab=keep_lab)

@@ -32,6 +32,8 @@ class CheckOptions:
     client: Sequence[str] | None = None  # an invocation with {url}
     timeout: float = 30.0
     stdin: bytes | None = None  # typed answers for a client that prompts at the terminal
+    env: Mapping[str, str] = field(default_factory=dict)  # --env: set in every lab; runs record the names only
+    max_output: int = 8 * 1024 * 1024  # --max-output: terminal bytes kept per run and stream
     settings: Mapping[str, Any] = field(default_factory=dict)  # the scenario's own options, by Option.name
 
     def setting(self, name: str, default: Any = None) -> Any:

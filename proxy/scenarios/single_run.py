@@ -16,7 +16,14 @@ def run_once(scenario: str, options: CheckOptions, progress: Progress) -> Path:
         raise CheckError(f'--scenario {scenario} runs a client once: give --client "CMD ... {{url}}"')
     client = list(options.client)
     meta = (ProbeOptions(client=tuple(client)),)
-    with Capture(options.out, endpoint=EndpointConfig(scenario=scenario), scenario=scenario, meta=meta) as capture:
+    with Capture(
+        options.out,
+        endpoint=EndpointConfig(scenario=scenario),
+        scenario=scenario,
+        meta=meta,
+        env=options.env,
+        max_output=options.max_output,
+    ) as capture:
         capture.set_meta(Invocation(argv=tuple(client)))
         run = capture.new_run("run", {}, scenario=scenario)
         progress(f"running the client once against the {scenario} tools")

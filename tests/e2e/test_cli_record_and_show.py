@@ -266,4 +266,71 @@ def test_show_escapes_terminal_control_sequences_a_hostile_recording_carries(tmp
     )
     assert shown.returncode == 0
     assert "\x1b" not in shown.stdout and "\u202e" not in shown.stdout
-    assert "\\x1b[31mred" in shown.stdout and "\\x202eevil" in shown.stdout
+    assert "\\x1b[31mred" in shown.stdout and "\\u202eevil" in shown.stdout
+
+
+REFERENCE = Path(__file__).resolve().parents[2] / "recordings" / "reference"
+UNSAFE = ("\x1b", "\x9b", "\x07", "\u202e", "\u2066", "\x85")
+
+
+def _hostile_copy(tmp_path: Path, *statements: str) -> Path:
+    path = tmp_path / "hostile.sqlite"
+    shutil.copyfile(REFERENCE / "mrtr-provenance-toy-flawed.sqlite", path)
+    conn = sqlite3.connect(path)
+    with conn:
+        for statement in statements:
+            conn.execute(statement)
+    conn.close()
+    return path
+
+
+def test_show_neutralises_escapes_c1_controls_and_bidi_in_messages_output_files_and_anomalies(tmp_path):
+    evil = "'\x1b]0;pwned\x07 \x9b31m \u202eevil\u2066 \x85'"
+    path = _hostile_copy(
+        tmp_path,
+        f"""UPDATE messages SET text = json_object('jsonrpc', '2.0', 'id', 1, 'result',
+            json_object('resultType', {evil}, 'inputRequests', json_array(1, {evil}))) WHERE direction = 'to-client'""",
+        f"UPDATE terminal SET data = CAST({evil} AS BLOB)",
+        f"UPDATE files SET path = {evil}",
+        f"INSERT INTO anomalies(run_id, kind, detail) SELECT id, {evil}, {evil} FROM runs",
+        f"UPDATE runs SET client_argv = json_array({evil})",
+    )
+    shown = _cli("show", path)
+    assert shown.returncode == 0, shown.stderr
+    assert not [c for c in UNSAFE if c in shown.stdout]
+    for escaped in ("\\x1b]0;pwned\\x07", "\\x9b31m", "\\u202eevil\\u2066", "\\x85"):
+        assert escaped in shown.stdout
+
+
+def test_show_refuses_an_endless_view_quickly_with_one_line(tmp_path):
+    path = _hostile_copy(
+        tmp_path,
+        "DROP TABLE messages",
+        "CREATE VIEW messages AS WITH RECURSIVE n(seq) AS (SELECT 1 UNION ALL SELECT seq + 1 FROM n) SELECT * FROM n",
+    )
+    shown = _cli("show", path, timeout=30)
+    assert shown.returncode == 2
+    assert shown.stderr.count("\n") == 1 and "messages is a view, not a table" in shown.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hostile.sqlite"]
+
+
+@pytest.mark.parametrize("kind", ["missing", "empty", "directory", "fifo", "junk", "unrelated-sqlite"])
+def test_upgrade_refuses_what_is_not_a_recording_with_exit_2_and_one_line(tmp_path, kind):
+    path = tmp_path / "target.sqlite"
+    if kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "junk":
+        path.write_bytes(b"\x00junk" * 100)
+    elif kind == "unrelated-sqlite":
+        conn = sqlite3.connect(path)
+        conn.execute("CREATE TABLE t (x)")
+        conn.close()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    done = _cli("upgrade", path, timeout=30)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and str(path) in done.stderr and "Traceback" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

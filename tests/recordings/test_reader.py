@@ -64,7 +64,7 @@ def test_a_malformed_row_is_named_by_table_and_key(tmp_path):
     conn.execute("UPDATE runs SET plan = 'not json' WHERE id = 'a'")
     conn.commit()
     conn.close()
-    with pytest.raises(RecordingFormatError, match="row a of table runs is malformed"):
+    with pytest.raises(RecordingFormatError, match="row a of table runs, column plan, is malformed"):
         load(path)
 
 

@@ -1,4 +1,35 @@
-from backchannel.recordings.redact import REDACTED, redact_headers
+import json
+
+import pytest
+
+from backchannel.recordings import redact
+from backchannel.recordings.meta import Redactions
+from backchannel.recordings.redact import (
+    REDACTED,
+    redact_headers,
+    redact_json_bytes,
+    redact_json_text,
+    redact_output,
+    redact_path,
+)
+from backchannel.recordings.rows import (
+    ExchangeRequest,
+    ExchangeResponse,
+    FileRow,
+    MessageRow,
+    SseItemRow,
+    TerminalChunkRow,
+    UrlHitRow,
+)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_policy():
+    redact.configure(())
+    redact.reset_tally()
+    yield
+    redact.configure(())
+    redact.reset_tally()
 
 
 def test_secret_headers_keep_their_presence_but_lose_their_value():
@@ -8,3 +39,190 @@ def test_secret_headers_keep_their_presence_but_lose_their_value():
 
 def test_bearer_like_values_in_other_headers_are_redacted():
     assert redact_headers([("X-Forward", "token s3cret")]) == [("X-Forward", f"token {REDACTED}")]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["X-Auth-Token", "x-goog-api-key", "X-Secret", "Set-Cookie", "X-Session", "X-Password", "Proxy-Authorization"],
+)
+def test_any_header_whose_name_matches_a_secret_pattern_is_redacted(name):
+    assert redact_headers([(name, "v4lue")]) == [(name, REDACTED)]
+
+
+def test_the_headers_the_protocol_defines_are_kept():
+    headers = [("Mcp-Session-Id", "abc"), ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call")]
+    assert redact_headers(headers) == headers
+
+
+def test_secret_query_parameters_lose_their_value_and_the_rest_of_the_path_is_kept():
+    path = "/r/run1/mcp?access_token=abc&page=2&API_KEY=zz#frag"
+    assert redact_path(path) == f"/r/run1/mcp?access_token={REDACTED}&page=2&API_KEY={REDACTED}#frag"
+    assert redact_path("/r/run1/mcp?page=2") == "/r/run1/mcp?page=2"
+    assert redact_path("/mcp") == "/mcp"
+
+
+def test_secret_json_members_lose_their_value_at_any_depth_and_only_those_bytes_change():
+    text = '{"a": {"b": [{"apiKey" : "s3cr3t", "x": 1}]}, "password":"hunter2", "note": "k"}'
+    out = redact_json_text(text)
+    assert out == f'{{"a": {{"b": [{{"apiKey" : "{REDACTED}", "x": 1}}]}}, "password":"{REDACTED}", "note": "k"}}'
+    assert json.loads(out)["password"] == REDACTED
+
+
+def test_members_the_protocol_defines_are_never_rewritten():
+    text = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": "token-1",
+            "method": "tools/call",
+            "params": {
+                "name": "get_api_key",
+                "cursor": "sk-abcdefghijklmnopqrstuvwxyz",
+                "requestState": "Bearer abcdefghijklmnop",
+                "_meta": {"progressToken": "tok-123", "io.modelcontextprotocol/sessionKey": "x"},
+                "inputResponses": {"api_key": {"action": "accept", "content": {"confirmed": True}}},
+            },
+        }
+    )
+    assert redact_json_text(text) is text
+
+
+def test_key_like_values_inside_json_strings_are_redacted_and_the_json_stays_valid():
+    text = '{"content":[{"type":"text","text":"use sk-abcdefghijklmnopqrstuv now"}]}'
+    out = redact_json_text(text)
+    assert "sk-abc" not in out
+    assert json.loads(out)["content"][0]["text"] == f"use {REDACTED} now"
+
+
+def test_json_text_with_escaped_quotes_keeps_its_structure():
+    text = r'{"note":"say \"apiKey\": \"abc\" ok","token":"t\"q"}'
+    out = redact_json_text(text)
+    assert json.loads(out) == {"note": 'say "apiKey": "abc" ok', "token": REDACTED}
+
+
+def test_sse_data_lines_are_redacted_inside_each_event():
+    raw = b'event: message\ndata: {"result":{"secret":"xyz"}}\n\n'
+    assert redact_json_bytes(raw) == b'event: message\ndata: {"result":{"secret":"[redacted]"}}\n\n'
+
+
+def test_bytes_that_are_not_utf8_are_kept_around_a_redaction():
+    raw = b'\xff{"password":"p"}\xfe'
+    assert redact_json_bytes(raw) == b'\xff{"password":"[redacted]"}\xfe'
+
+
+def test_text_without_secrets_is_returned_as_the_same_object():
+    body = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}'
+    assert redact_json_bytes(body) is body
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "Bearer abcdefghijklmnop",
+        "sk-abcdefghijklmnopqrstuv",
+        "sk-ant-api03-abcdefghijklmnop",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "github_pat_11ABCDEFG0123456789_abcdefghij",
+        "xoxb-1234567890-abcdefghij",
+        "AKIAIOSFODNN7EXAMPLE",
+        "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+        "access_token=0123456789abcdef0123",
+        "API_KEY: 0123456789abcdef",
+    ],
+)
+def test_key_like_values_in_terminal_output_are_masked_at_the_same_length(secret):
+    data = f"before {secret} after\n".encode()
+    out = redact_output(data, "terminal")
+    assert len(out) == len(data)
+    assert out.startswith(b"before ") and out.endswith(b" after\n")
+    value = secret.split()[-1].split("=")[-1]
+    assert value.encode() not in out
+
+
+def test_markers_and_ordinary_output_are_not_touched():
+    data = b"BCKCH-BODY-0123456789abcdef WRITE-MARKER /tmp/x BCKCH-EXEC-0123456789abcdef progressToken: abcdefgh12\n"
+    assert redact_output(data, "file") is data
+
+
+def test_redact_patterns_add_names():
+    redact.configure([r"^x-tenant$", "pin"])
+    assert redact_headers([("X-Tenant", "acme")]) == [("X-Tenant", REDACTED)]
+    assert json.loads(redact_json_text('{"pinCode":"1234"}')) == {"pinCode": REDACTED}
+
+
+def test_a_redact_pattern_that_is_not_a_regular_expression_is_refused_with_its_text():
+    with pytest.raises(ValueError, match=r"\(unclosed"):
+        redact.configure(["(unclosed"])
+
+
+def test_the_summary_names_kinds_and_counts_never_values():
+    redact_headers([("X-Api-Key", "v4lue-secret")])
+    redact_json_text('{"password":"hunter2-secret","password2":"x"}')
+    redact_output(b"Bearer abcdefghijklmnop-secret", "terminal")
+    summary = redact.summary("proxy")
+    key, text = summary.meta_entry()
+    assert key == "redactions:proxy"
+    assert "secret" not in text.replace("redactions", "")
+    assert summary.counts == {
+        "header": {"x-api-key": 1},
+        "json-member": {"password": 1, "password2": 1},
+        "terminal": {"bearer": 1},
+    }
+    assert redact.tally() == {}  # the next recording starts from nothing
+    (read,) = Redactions.read_all(dict([summary.meta_entry()]))
+    assert read == summary
+
+
+def test_a_damaged_summary_reads_as_empty_counts():
+    (read,) = Redactions.read_all({"redactions:proxy": '{"counts": [1], "patterns": "x"}'})
+    assert read == Redactions(source="proxy", counts={})
+
+
+def test_the_tally_is_bounded_whatever_names_the_wire_brings():
+    redact_headers([(f"x-token-{i}", "v") for i in range(redact.TALLY_LIMIT + 50)])
+    counts = redact.tally()["header"]
+    assert len(counts) == redact.TALLY_LIMIT + 1 and counts["(other)"] == 50
+
+
+def test_every_row_that_carries_free_form_bytes_is_redacted_as_it_is_written():
+    secret = "sk-abcdefghijklmnopqrstuv"
+    body = json.dumps({"params": {"arguments": {"password": "hunter2"}, "text": secret}}).encode()
+    rows = [
+        MessageRow(direction="to-server", kind="request", text=body.decode(), upstream_text=body.decode()),
+        SseItemRow(flow_id="f", idx=0, kind="event", origin="upstream", upstream_raw=b"data: " + body, client_raw=body),
+        TerminalChunkRow(run_id="r", stream="stdout", offset=0, data=secret.encode()),
+        FileRow(run_id="r", path="a.txt", size=25, data=secret.encode()),
+        UrlHitRow(server="s", method="GET", path="/x?token=hunter2", headers=[("Cookie", "hunter2")]),
+        ExchangeRequest(
+            flow_id="f",
+            path="/r/1/mcp?access_token=hunter2",
+            request_headers=[(b"X-Auth-Token", b"hunter2")],
+            request_body=body,
+            upstream_request_body=body,
+        ),
+        ExchangeResponse(response_headers=[("Set-Cookie", "hunter2")], upstream_response_body=body, response_body=body),
+    ]
+    for row in rows:
+        written = repr(row.values())
+        assert "hunter2" not in written and secret not in written, type(row).__name__
+
+
+def test_mitmproxys_flow_state_keeps_no_secret_header_or_query_value():
+    import msgpack
+    from mitmproxy.test import tflow
+
+    flow = tflow.tflow(resp=True)
+    flow.request.path = "/r/1/mcp?access_token=hunter2&page=1"
+    flow.request.headers["X-Api-Key"] = "hunter2"
+    flow.response.headers["Set-Cookie"] = "sid=hunter2"
+    state = msgpack.packb(flow.get_state(), use_bin_type=True)
+    assert b"hunter2" in state
+    (packed,) = [v for v in ExchangeResponse(flow_state=state).values() if isinstance(v, bytes)]
+    assert b"hunter2" not in packed
+    request = msgpack.unpackb(packed, raw=False)["request"]
+    assert request["path"] == b"/r/1/mcp?access_token=[redacted]&page=1"
+
+
+def test_a_flow_state_that_cannot_be_read_is_dropped_rather_than_kept_raw():
+    values = ExchangeResponse(flow_state=b"\xc1 not msgpack hunter2").values()
+    assert not any(isinstance(v, bytes) and b"hunter2" in v for v in values)

@@ -1,3 +1,4 @@
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -116,3 +117,116 @@ def test_a_recording_frozen_at_the_first_format_upgrades_and_keeps_its_rows(tmp_
     assert rec.format_version == "m002_url_hits" and rec.meta["format_version"] == "m002_url_hits"
     assert [m.method for m in rec.messages] == ["tools/call"] and rec.url_hits == ()
     assert store.upgrade(copy) == []
+
+
+def _old_copy(tmp_path: Path) -> Path:
+    copy = tmp_path / "old.sqlite"
+    copy.write_bytes(FROZEN_M001.read_bytes())
+    return copy
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda p: None, "no such file"),
+        (lambda p: p.write_bytes(b""), "is empty"),
+        (lambda p: p.mkdir(), "is a directory"),
+        (lambda p: os.mkfifo(p), "is a FIFO"),
+        (lambda p: p.write_bytes(b"hello, not a database\n" * 10), "is not a SQLite database"),
+    ],
+    ids=["missing", "empty", "directory", "fifo", "junk"],
+)
+def test_upgrade_refuses_a_path_that_is_not_a_recording_and_creates_nothing(tmp_path, make, said):
+    path = tmp_path / "target.sqlite"
+    make(path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(RecordingError, match=said):
+        store.upgrade(path)  # a FIFO is never opened for a blocking read: this returns
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_upgrade_refuses_an_unrelated_sqlite_database_and_leaves_it_byte_for_byte(tmp_path):
+    path = tmp_path / "other.sqlite"
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("CREATE TABLE notes (body TEXT)")
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(RecordingFormatError, match="not a backchannel recording"):
+        store.upgrade(path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.sqlite"]
+
+
+def test_upgrade_never_fires_the_triggers_a_file_carries(tmp_path):
+    copy = _old_copy(tmp_path)
+    conn = sqlite3.connect(copy)
+    with conn:
+        conn.execute("CREATE TABLE fired (n INTEGER)")
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            conn.execute(
+                f"CREATE TRIGGER on_{event.lower()} AFTER {event} ON meta BEGIN INSERT INTO fired VALUES (1); END"
+            )
+        conn.execute("CREATE TRIGGER on_migrations AFTER INSERT ON _sqlite_migrations BEGIN DELETE FROM runs; END")
+    conn.close()
+    before = copy.read_bytes()
+    with pytest.raises(RecordingFormatError, match="carries triggers"):
+        store.upgrade(copy)
+    assert copy.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.sqlite"]
+
+
+def test_upgrade_swaps_in_a_migrated_copy_and_keeps_the_file_mode(tmp_path):
+    copy = _old_copy(tmp_path)
+    copy.chmod(0o600)
+    inode = copy.stat().st_ino
+    assert store.upgrade(copy) == ["m002_url_hits"]
+    assert copy.stat().st_ino != inode  # a new file took its place: never half-migrated in place
+    assert copy.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.sqlite"]
+    assert load(copy).format_version == "m002_url_hits"
+
+
+def test_a_new_recording_and_its_wal_and_shm_files_are_owner_only_whatever_the_umask(tmp_path):
+    path = tmp_path / "private.sqlite"
+    previous = os.umask(0o022)
+    try:
+        store.create(path)
+        writer = store.RecordingWriter(path)
+        writer.insert(AnomalyRow(kind="x", detail="y"))
+        writer.flush()
+        modes = {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()}
+        writer.close()
+    finally:
+        os.umask(previous)
+    assert modes == {"private.sqlite": 0o600, "private.sqlite-wal": 0o600, "private.sqlite-shm": 0o600}
+
+
+def test_work_on_the_writer_thread_that_makes_no_rows_does_not_stop_the_writer(tmp_path):
+    path = tmp_path / "r.sqlite"
+    store.create(path)
+    writer = store.RecordingWriter(path)
+    writer.later(lambda: None)  # a batch of zero rows
+    writer.insert(AnomalyRow(kind="after-empty", detail="still written"))
+    writer.flush()
+    writer.close()
+    store.finalize(path)
+    assert [a.kind for a in load(path).anomalies] == ["after-empty"]
+
+
+def test_work_on_the_writer_thread_that_raises_becomes_an_anomaly_and_the_writer_goes_on(tmp_path):
+    path = tmp_path / "r.sqlite"
+    store.create(path)
+    writer = store.RecordingWriter(path)
+
+    def broken() -> None:
+        raise ValueError("hostile body")
+
+    writer.later(broken)
+    writer.insert(AnomalyRow(kind="after-failure", detail="still written"))
+    writer.flush()
+    writer.close()
+    store.finalize(path)
+    kinds = [(a.kind, a.detail) for a in load(path).anomalies]
+    assert kinds[0][0] == "recorder-failed" and "ValueError: hostile body" in kinds[0][1]
+    assert kinds[1] == ("after-failure", "still written")

@@ -1,6 +1,7 @@
 """A recording from a bug report is untrusted: damaged or hostile content gets a clear error, never a crash."""
 
 import random
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -10,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backchannel.oracle import judge
-from backchannel.recordings import RecordingError, load
+from backchannel.recordings import RecordingError, RecordingFormatError, load
+from backchannel.recordings.guard import ReadLimits
 
 REFERENCE = Path(__file__).resolve().parents[2] / "recordings" / "reference"
 SOURCES = ["mrtr-provenance-toy-flawed", "elicitation-url-mode-ts-sdk"]
@@ -76,3 +78,123 @@ def test_damaged_bytes_never_crash_the_reader(tmp_path, data):
     except RecordingError:
         return
     judge(rec)
+
+
+def _hostile(tmp_path: Path, *statements: str, source: str = SOURCES[0]) -> Path:
+    path = _copy(tmp_path, source)
+    conn = sqlite3.connect(path)
+    with conn:
+        for statement in statements:
+            conn.execute(statement)
+    conn.close()
+    return path
+
+
+def _beside(path: Path) -> set[str]:
+    return {p.name for p in path.parent.iterdir()}
+
+
+def test_an_endless_view_in_place_of_a_table_is_refused_without_reading_it(tmp_path):
+    path = _hostile(
+        tmp_path,
+        "DROP TABLE terminal",
+        "CREATE VIEW terminal AS WITH RECURSIVE n(seq) AS (SELECT 1 UNION ALL SELECT seq + 1 FROM n) "
+        "SELECT seq, 'r' AS run_id, 'stdout' AS stream, seq AS offset, randomblob(1000) AS data, 0.0 AS t FROM n",
+    )
+    with pytest.raises(RecordingFormatError, match="terminal is a view, not a table"):
+        load(path)
+    assert _beside(path) == {path.name}
+
+
+def test_a_recording_that_carries_triggers_is_refused(tmp_path):
+    path = _hostile(tmp_path, "CREATE TRIGGER boom AFTER INSERT ON meta BEGIN DELETE FROM runs; END")
+    with pytest.raises(RecordingFormatError, match=r"carries triggers \(boom\)"):
+        load(path)
+
+
+def test_a_computed_column_under_a_known_table_is_refused(tmp_path):
+    path = _hostile(
+        tmp_path,
+        "DROP TABLE anomalies",
+        "CREATE TABLE anomalies (seq INTEGER PRIMARY KEY, run_id TEXT, flow_id TEXT, kind TEXT NOT NULL, "
+        "detail TEXT GENERATED ALWAYS AS (zeroblob(100000000)) VIRTUAL, t REAL)",
+    )
+    with pytest.raises(RecordingFormatError, match=r"anomalies has computed columns \(detail\)"):
+        load(path)
+
+
+def test_a_recording_left_in_wal_mode_opens_without_leaving_files_beside_it(tmp_path):
+    path = _hostile(tmp_path, "PRAGMA journal_mode=WAL")  # the mode sticks in the header; no -wal is left
+    assert _beside(path) == {path.name}
+    before = path.read_bytes()
+    load(path)
+    assert _beside(path) == {path.name}
+    assert path.read_bytes() == before
+
+
+def test_rows_still_in_the_wal_of_a_dead_writer_are_read_from_a_private_copy(tmp_path):
+    source = _copy(tmp_path, SOURCES[0])
+    writer = sqlite3.connect(source)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    with writer:
+        writer.execute("INSERT INTO anomalies(kind, detail) VALUES ('late', 'only in the wal')")
+    dead = tmp_path / "dead"
+    dead.mkdir()
+    for suffix in ("", "-wal"):  # what a killed writer leaves: the file and its WAL, no one holding them
+        shutil.copyfile(f"{source}{suffix}", dead / f"r.sqlite{suffix}")
+    writer.close()
+    path = dead / "r.sqlite"
+    before = {name: (dead / name).read_bytes() for name in _beside(path)}
+    rec = load(path)
+    assert any(a.kind == "late" for a in rec.anomalies)
+    assert {name: (dead / name).read_bytes() for name in _beside(path)} == before
+
+
+@pytest.mark.parametrize(
+    ("statement", "limits", "named"),
+    [
+        ("UPDATE terminal SET data = zeroblob(5000)", ReadLimits(max_value_bytes=4096), "terminal.data"),
+        ("UPDATE messages SET text = printf('%.5000c', 'x')", ReadLimits(max_value_bytes=4096), "messages.text"),
+        ("UPDATE files SET data = zeroblob(3000)", ReadLimits(max_total_bytes=10_000), "holds"),
+        ("SELECT 1", ReadLimits(max_rows=3), "has more than 3 rows"),
+    ],
+)
+def test_a_recording_over_a_read_limit_is_refused_naming_the_table_and_column(tmp_path, statement, limits, named):
+    path = _hostile(tmp_path, statement)
+    with pytest.raises(RecordingFormatError, match=re.escape(named)):
+        load(path, limits)
+
+
+def test_json_nested_past_the_limit_is_refused_naming_the_column_not_a_recursion_error(tmp_path):
+    deep = "[" * 100_000 + "]" * 100_000
+    path = _hostile(tmp_path, f"UPDATE messages SET text = '{deep}' WHERE seq = (SELECT min(seq) FROM messages)")
+    with pytest.raises(RecordingFormatError, match=r"column text, is malformed: JSON nested deeper than .* 64"):
+        load(path)
+
+
+def test_json_at_the_depth_limit_is_read_and_judged(tmp_path):
+    deep = '{"a":' * 60 + "1" + "}" * 60
+    path = _hostile(tmp_path, f"UPDATE messages SET text = '{deep}'")
+    rec = load(path)
+    assert rec.messages[0].payload is not None
+    judge(rec)
+
+
+@pytest.mark.parametrize(
+    ("statement", "column"),
+    [
+        ("UPDATE terminal SET offset = 1e300", "offset"),
+        ("UPDATE messages SET t = 9e999", "column t"),
+        ("UPDATE messages SET t = 'soon'", "column t"),
+        ("UPDATE runs SET ordinal = x'00'", "ordinal"),
+        ("UPDATE files SET size = 2.5", "size"),
+        ('UPDATE exchanges SET request_headers = \'{"a": "b"}\'', "request_headers"),
+        ("UPDATE exchanges SET request_headers = '[[\"a\", 1]]'", "request_headers"),
+        ("UPDATE runs SET exit_code = 'zero'", "exit_code"),
+    ],
+)
+def test_a_value_of_the_wrong_type_or_out_of_range_is_named_by_its_column(tmp_path, statement, column):
+    path = _hostile(tmp_path, statement)
+    with pytest.raises(RecordingFormatError, match=re.escape(column)):
+        load(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from backchannel.oracle import harness
 from backchannel.oracle.detectors.attribution import Occurrence, judge_occurrence
 from backchannel.oracle.detectors.carriers import Carrier, carriers, lab_files
 from backchannel.oracle.detectors.markers import WITNESS_FILE, Markers, occurrences, read_marker
@@ -73,7 +74,13 @@ def attribution_self_test(markers: Markers) -> str | None:
 
 
 def gate(rec: Recording) -> Finding | None:
-    """A SKIP or ERROR that stops every arm before it is judged, or None when the arms can be judged."""
+    """A SKIP or ERROR that stops every arm before it is judged, or None when the arms can be judged.
+
+    A harness that did not see its runs (proxy died, interrupted, a client that never reached the endpoint) is
+    ERROR before anything else: its silence must not read as a SKIP."""
+    broken = harness.first_problem(rec)
+    if broken is not None:
+        return broken
     if Discovery.stored_in(rec.meta):
         discovery = Discovery.read(rec.meta)
         if discovery is None:

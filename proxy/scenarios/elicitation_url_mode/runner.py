@@ -39,7 +39,14 @@ class UrlModeScenario:
         )
         endpoint = EndpointConfig(scenario=SCENARIO, params=params)
         try:
-            with Capture(self.options.out, endpoint=endpoint, scenario=SCENARIO, meta=meta) as cap:
+            with Capture(
+                self.options.out,
+                endpoint=endpoint,
+                scenario=SCENARIO,
+                meta=meta,
+                env=self.options.env,
+                max_output=self.options.max_output,
+            ) as cap:
                 capture = cap
                 for row in pending:
                     sink(row)

@@ -97,7 +97,13 @@ class MrtrProbe:
     def run(self) -> Path:
         config = EndpointConfig(scenario=SCENARIO, server_name=self.markers.server_name, nonce=self.markers.nonce)
         with Capture(
-            self.options.out, endpoint=config, nonce=self.markers.nonce, scenario=SCENARIO, meta=self._meta()
+            self.options.out,
+            endpoint=config,
+            nonce=self.markers.nonce,
+            scenario=SCENARIO,
+            meta=self._meta(),
+            env=self.options.env,
+            max_output=self.options.max_output,
         ) as capture:
             legacy = capture.start_endpoint(
                 EndpointConfig(
@@ -114,7 +120,7 @@ class MrtrProbe:
                 self.progress("CONTROL showed nothing: the probe stops here")
                 return self.options.out
             self.progress("PROBE run")
-            lab = Lab("probe")
+            lab = Lab("probe", parent=capture.labs)
             probe = capture.new_run(
                 "probe",
                 probe_plan(
@@ -194,7 +200,7 @@ class MrtrProbe:
         )
         capture.end_run(ledger, outcome="planted" if seen else "not-seen")
         marker = capture.new_run("witness-marker", {}, scenario=SCENARIO)
-        lab = Lab("witness")
+        lab = Lab("witness", parent=capture.labs)
         try:
             (lab.home / WITNESS_FILE).parent.mkdir(parents=True, exist_ok=True)
             (lab.home / WITNESS_FILE).write_text(self.markers.witness, encoding="utf-8")

@@ -148,7 +148,7 @@ def test_an_unreachable_upstream_is_a_502_with_a_jsonrpc_error():
 
     made = ticket(delay_ms=10, request_id=7)
     raw = b"".join(chunk for _, chunk in run_bounded(through_relay(made, refuse)))
-    assert raw.startswith(b"HTTP/1.1 502 Bad Gateway") and b'"id": 7' in raw and b"-32603" in raw
+    assert raw.startswith(b"HTTP/1.1 502 Bad Gateway") and b'"id":7' in raw and b"-32603" in raw
 
 
 def test_the_delay_is_recorded_and_marks_the_message_it_delayed(rig: Rig):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -160,3 +161,51 @@ def test_an_empty_report_renders_in_every_format(fmt: str) -> None:
     )
     out = render(empty, fmt)
     assert out.endswith("\n") and "backchannel" in out
+
+
+HOSTILE = "\x1b]0;pwned\x07 \x9b31m \u202eevil\u2066 \x85 \u200f"
+UNSAFE_RAW = ("\x1b", "\x07", "\x9b", "\x85", "\u202e", "\u2066", "\u200f")
+
+
+def hostile_report() -> Report:
+    """Check messages, evidence notes, file names, subjects and observations all carrying a recording's text."""
+    return Report(
+        tool_version="0.1.0",
+        oracle_version="1",
+        recording=f"bug{HOSTILE}.sqlite",
+        recording_format="m002",
+        nonce=HOSTILE,
+        scenarios=("mrtr",),
+        results=(
+            result(
+                id="sep-1000-hostile",
+                status="FAIL",
+                message=f"saw {HOSTILE}",
+                subject=HOSTILE,
+                run="abc",
+                evidence=(
+                    Evidence(kind="file", run="abc", path=f".toy/{HOSTILE}.txt", note=HOSTILE),
+                    Evidence(kind="terminal", run="abc", stream="stdout", offset=0, note=HOSTILE),
+                ),
+                observations=(HOSTILE,),
+                signals=("x",),
+                verdict="CONFIRMED",
+            ),
+            result(id="w", status="WARN", message=HOSTILE),
+            result(id="e", status="ERROR", reason="r", message=HOSTILE),
+            result(id="s", status="SKIP", reason="r", message=HOSTILE),
+        ),
+    )
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_neutralises_escapes_c1_controls_and_bidi_from_a_recording(fmt: str) -> None:
+    out = render(hostile_report(), fmt)
+    assert not [c for c in UNSAFE_RAW if c in out]
+    if fmt in ("json", "sarif"):  # escaped the JSON way: the values decode back to what the recording held
+        assert "\\u202e" in out and "\\u0085" in out and "\\u001b" in out
+        loaded = json.loads(out)
+        holder = loaded["recording"] if fmt == "json" else loaded["runs"][0]["properties"]
+        assert holder["nonce"] == HOSTILE
+    else:
+        assert "\\u202eevil\\u2066" in out and "\\x1b]0;pwned\\x07" in out and "\\x9b31m" in out

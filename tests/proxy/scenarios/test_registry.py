@@ -21,7 +21,7 @@ PY_SDK = f"{sys.executable} -m backchannel.proxy.clients.drivers.py_sdk {{url}}"
 
 
 def _cli(*args: str | Path, extra: str | None = RECIPE, timeout: float = 90) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "BACKCHANNEL_SCENARIOS"}
+    env = {k: v for k, v in os.environ.items() if k != "BACKCHANNEL_SCENARIOS"} | {"COLUMNS": "400"}
     if extra is not None:
         env |= {"BACKCHANNEL_SCENARIOS": extra, "PYTHONPATH": str(ROOT)}
     argv = [sys.executable, "-m", "backchannel.proxy.cli", *map(str, args)]

@@ -1,0 +1,81 @@
+"""Did the harness see every run? Read from the recording only: a harness that could not see is ERROR, never a pass.
+
+The proxy records what went wrong around the runs (`proxy-exit`, `proxy-failed`, `orchestrator-interrupted`
+anomalies), when each run ended and how its client exited. A recording that shows any of these cannot back a
+clean report: `judge` adds one ERROR result per scenario, and a scenario's own gate may turn its SKIPs into
+ERRORs with the same reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from backchannel.recordings.model import Recording, Run
+
+from .model import Evidence, Finding
+
+CHECK_ID = "harness-saw-every-run"
+TITLE = "The harness saw every run: the proxy stayed up, nothing interrupted it, every client reached the endpoint"
+SPEC = "docs/reliability.md"
+STDERR_LINES = 5  # how many first lines of a failed client's stderr the message quotes
+STDERR_CHARS = 600
+PROXY_DIED = ("proxy-exit", "proxy-failed")
+INTERRUPTED = "orchestrator-interrupted"
+
+
+def _stderr_head(rec: Recording, run: Run) -> str:
+    text = rec.terminal_bytes(run.id, "stderr")[: STDERR_CHARS * 2].decode("utf-8", "replace")
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()][:STDERR_LINES]
+    head = " | ".join(lines)
+    return head[:STDERR_CHARS] + ("…" if len(head) > STDERR_CHARS else "")
+
+
+def _client_failed_early(rec: Recording, run: Run) -> Finding | None:
+    """A client that never started, or exited non-zero before any request of its run reached the proxy."""
+    if run.client_argv is None:
+        return None  # a run the harness drove itself (a witness), not a client
+    evidence = Evidence(kind="run", run=run.id, note=run.name)
+    if run.outcome == "failed-to-start":
+        note = run.detail.note or "the command could not be executed"
+        return Finding.errored(
+            "client-failed-to-start", f"the client of run {run.name} did not start: {note}", evidence, run=run.id
+        )
+    if run.name.startswith("discovery-"):
+        return None  # discovery tries candidates on purpose; the ledger, not the exit code, decides
+    if run.outcome != "exited" or run.exit_code in (None, 0) or any(True for _ in rec.exchanges_in(run.id)):
+        return None
+    head = _stderr_head(rec, run)
+    return Finding.errored(
+        "client-exited-before-any-request",
+        f"the client of run {run.name} exited with code {run.exit_code} before any request reached the endpoint"
+        + (f"; its stderr begins: {head}" if head else "; it wrote nothing on stderr"),
+        evidence,
+        run=run.id,
+    )
+
+
+def harness_problems(rec: Recording) -> Iterator[Finding]:
+    """Every reason this recording cannot be trusted to have seen its runs, in a stable order."""
+    for anomaly in rec.anomalies:
+        evidence = Evidence(kind="anomaly", run=anomaly.run_id, seq=anomaly.seq, note=anomaly.kind)
+        if anomaly.kind in PROXY_DIED:
+            yield Finding.errored("proxy-died", f"the proxy did not serve to the end: {anomaly.detail}", evidence)
+        elif anomaly.kind == INTERRUPTED:
+            yield Finding.errored("orchestrator-interrupted", f"the run was interrupted: {anomaly.detail}", evidence)
+    for run in rec.runs:
+        if run.ended_at is None:
+            yield Finding.errored(
+                "run-never-ended",
+                f"run {run.name} has no recorded end: the harness stopped before it did",
+                Evidence(kind="run", run=run.id, note=run.name),
+                run=run.id,
+            )
+            continue
+        failed = _client_failed_early(rec, run)
+        if failed is not None:
+            yield failed
+
+
+def first_problem(rec: Recording) -> Finding | None:
+    """The first harness problem, for a scenario gate that must not SKIP a recording the harness did not see."""
+    return next(harness_problems(rec), None)

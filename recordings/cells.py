@@ -1,0 +1,165 @@
+"""Typed cells of an untrusted recording: each column's value checked for type, range and JSON depth on read.
+
+A value of the wrong type is a ValueError or TypeError here; `build` turns it into a RecordingFormatError naming
+the row, the table and the column.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .errors import RecordingFormatError
+from .guard import DEFAULT_LIMITS, json_depth_over, lenient_text
+from .model import Headers
+from .safe_text import neutralise
+from .shapes import RunDetail
+
+T = TypeVar("T")
+
+JSON_DEPTH = [DEFAULT_LIMITS.max_json_depth]  # the depth limit of the load under way (set by load)
+_INT_RANGE = (-(2**63), 2**63 - 1)
+
+
+def text(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    raise TypeError(f"expected text, found {type(value).__name__}")
+
+
+def required_text(value: Any) -> str:
+    found = text(value)
+    if found is None:
+        raise TypeError("expected text, found NULL")
+    return found
+
+
+def blob(value: Any) -> bytes | None:
+    if value is None or isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    raise TypeError(f"expected bytes, found {type(value).__name__}")
+
+
+def integer(value: Any) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not _INT_RANGE[0] <= value <= _INT_RANGE[1]:
+        raise TypeError(f"expected an integer, found {type(value).__name__} {value!r:.40}")
+    return value
+
+
+def required_integer(value: Any) -> int:
+    found = integer(value)
+    if found is None:
+        raise TypeError("expected an integer, found NULL")
+    return found
+
+
+def number(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise TypeError(f"expected a finite number, found {type(value).__name__} {value!r:.40}")
+    return float(value)
+
+
+def json_text(value: Any) -> str | None:
+    found = text(value)
+    if found is not None and json_depth_over(found, JSON_DEPTH[0]):
+        raise ValueError(f"JSON nested deeper than the reader's limit of {JSON_DEPTH[0]}")
+    return found
+
+
+def json_value(value: Any, default: Any) -> Any:
+    text = json_text(value)
+    if text is None:
+        return default
+    return json.loads(text)
+
+
+def json_object(value: Any) -> dict[str, Any]:
+    """A JSON column that must hold an object (a run's plan)."""
+    found = json_value(value, {})
+    if not isinstance(found, dict):
+        raise ValueError(f"expected a JSON object, found {type(found).__name__}")
+    return found
+
+
+def detail(value: Any) -> RunDetail:
+    """A run's detail: an object, its members read by the shape both sides share (wrongly typed ones as absent)."""
+    found = RunDetail.from_json(json_value(value, {}))
+    if found is None:
+        raise ValueError("detail must be a JSON object")
+    return found
+
+
+def json_objects(value: Any) -> tuple[dict[str, Any], ...]:
+    """A JSON column that must hold a list of objects (an exchange's mutation records)."""
+    found = json_value(value, [])
+    if not isinstance(found, list) or not all(isinstance(item, dict) for item in found):
+        raise ValueError("expected a JSON list of objects")
+    return tuple(found)
+
+
+def argv(value: Any) -> tuple[str, ...] | None:
+    found = json_value(value, None)
+    if found is None:
+        return None
+    if not isinstance(found, list) or not all(isinstance(part, str) for part in found):
+        raise ValueError("client_argv must be a JSON list of strings")
+    return tuple(found)
+
+
+def rpc_id(value: Any) -> str | None:
+    text = json_text(value)
+    if text is not None:
+        json.loads(text)  # an id the oracle cannot decode is a damaged row, named as such
+    return text
+
+
+def headers(value: Any) -> Headers:
+    pairs = json_value(value, [])
+    if not isinstance(pairs, list) or not all(
+        isinstance(pair, list) and len(pair) == 2 and all(isinstance(part, str) for part in pair) for pair in pairs
+    ):
+        raise ValueError("headers must be a JSON list of [name, value] string pairs")
+    return tuple((k, v) for k, v in pairs)
+
+
+class _Cells:
+    """A row that remembers which column was read last, so a malformed value is named by its column."""
+
+    __slots__ = ("last", "row")
+
+    def __init__(self, row: sqlite3.Row) -> None:
+        self.row = row
+        self.last = "?"
+
+    def __getitem__(self, column: str) -> Any:
+        self.last = column
+        return self.row[column]
+
+
+def build[T](table: str, rows: list[sqlite3.Row], make: Callable[[Any], T]) -> tuple[T, ...]:
+    out = []
+    for row in rows:
+        cells = _Cells(row)
+        try:
+            out.append(make(cells))
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError) as exc:
+            try:
+                key = row[{"runs": "id", "meta": "key"}.get(table, "seq")]
+            except (IndexError, KeyError):
+                key = "?"  # the table itself lacks its key column: its schema is damaged
+            key_text = lenient_text(key) if isinstance(key, bytes) else str(key)
+            raise RecordingFormatError(
+                f"row {neutralise(key_text[:80])} of table {table}, column {cells.last}, is malformed: {exc}"
+            ) from exc
+    return tuple(out)

@@ -1,0 +1,232 @@
+"""Opening a recording that may come from anyone: read-only, immutable, only real known tables, bounded work.
+
+The reader (reader.py) reads through a connection from `open_untrusted`, after `check_tables` and `check_sizes`
+have refused anything that could make it hang, fill memory or the disk, or run code the file carries.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import RecordingError, RecordingFormatError
+
+# Every table the reader reads, with the columns it reads from it (and nothing else is ever queried).
+KNOWN_COLUMNS: Mapping[str, tuple[str, ...]] = {
+    "meta": ("key", "value"),
+    "_sqlite_migrations": ("migration_set", "name"),
+    "runs": (
+        "id",
+        "ordinal",
+        "name",
+        "scenario",
+        "upstream",
+        "plan",
+        "client_argv",
+        "lab_home",
+        "started_at",
+        "ended_at",
+        "exit_code",
+        "outcome",
+        "detail",
+    ),  # fmt: skip
+    "exchanges": (
+        "seq",
+        "run_id",
+        "flow_id",
+        "method",
+        "path",
+        "status",
+        "request_headers",
+        "response_headers",
+        "upstream_response_headers",
+        "request_body",
+        "upstream_request_body",
+        "upstream_response_body",
+        "response_body",
+        "t_request",
+        "t_response",
+        "t_end",
+        "error",
+        "streamed",
+        "mutations",
+        "flow_state",
+        "forwarded",
+    ),  # fmt: skip
+    "messages": (
+        "seq",
+        "run_id",
+        "flow_id",
+        "sse_idx",
+        "direction",
+        "kind",
+        "jsonrpc_id",
+        "method",
+        "text",
+        "upstream_text",
+        "mutation",
+        "t",
+    ),  # fmt: skip
+    "sse_events": ("seq", "run_id", "flow_id", "idx", "kind", "origin", "upstream_raw", "client_raw", "t"),
+    "terminal": ("seq", "run_id", "stream", "offset", "data", "t"),
+    "files": ("seq", "run_id", "path", "size", "data", "truncated"),
+    "anomalies": ("seq", "run_id", "flow_id", "kind", "detail", "t"),
+    "url_hits": ("seq", "run_id", "server", "method", "path", "headers", "t"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ReadLimits:
+    """How much of a recording the reader will take; over any of them is a RecordingFormatError naming where."""
+
+    max_rows: int = 1_000_000  # rows per table
+    max_value_bytes: int = 64 * 1024 * 1024  # one cell (text or blob)
+    max_total_bytes: int = 1024 * 1024 * 1024  # every cell the reader reads, summed over the file
+    max_json_depth: int = 64  # nesting of any JSON column (arrays and objects)
+    max_vm_steps: int = 2_000_000_000  # SQLite virtual-machine steps over the whole load: never a hang
+
+
+DEFAULT_LIMITS = ReadLimits()
+_LENGTH_LIMIT = getattr(sqlite3, "SQLITE_LIMIT_LENGTH", 0)
+
+
+def lenient_text(raw: bytes) -> str:
+    """A damaged TEXT cell (invalid UTF-8) is shown with replacement characters rather than losing the whole file."""
+    return raw.decode("utf-8", "replace")
+
+
+def _connect(uri: str, limits: ReadLimits) -> sqlite3.Connection:
+    conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    conn.text_factory = lenient_text
+    conn.execute("PRAGMA trusted_schema=OFF")
+    conn.execute("PRAGMA temp_store=MEMORY")
+    steps = [0]
+
+    def progress() -> int:
+        steps[0] += 10_000
+        return 1 if steps[0] > limits.max_vm_steps else 0
+
+    conn.set_progress_handler(progress, 10_000)
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    return conn
+
+
+@contextmanager
+def open_untrusted(path: Path, limits: ReadLimits = DEFAULT_LIMITS) -> Iterator[sqlite3.Connection]:
+    """A read-only connection that writes nothing beside `path` (no -wal, no -shm, no journal).
+
+    A finished recording opens `immutable=1`. One with rows still in a `-wal` beside it (a writer died) is copied,
+    with its WAL, to a private temp folder and read there, so its committed rows are seen and the original is
+    never touched.
+    """
+    if not path.exists():
+        raise RecordingError(f"{path}: no such recording; check the path")
+    if not path.is_file():
+        raise RecordingError(f"{path} is not a regular file; give the path of a .sqlite recording")
+    wal = path.with_name(path.name + "-wal")
+    with tempfile.TemporaryDirectory(prefix="backchannel-read-") as private:
+        source = path
+        if wal.is_file() and wal.stat().st_size > 0:
+            source = Path(private) / "copy.sqlite"
+            shutil.copyfile(path, source)
+            shutil.copyfile(wal, Path(private) / "copy.sqlite-wal")
+            uri = source.resolve().as_uri()  # a private copy: SQLite may fold the WAL in there
+        else:
+            uri = source.resolve().as_uri() + "?mode=ro&immutable=1"
+        try:
+            conn = _connect(uri, limits)
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            raise RecordingFormatError(
+                f"{path} is not a SQLite database ({exc}); is it a backchannel recording?"
+            ) from exc
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+
+def check_tables(conn: sqlite3.Connection, path: Path) -> set[str]:
+    """Refuse triggers, and any known name that is not a plain table; returns the known tables present."""
+    found = list(conn.execute("SELECT type, name, coalesce(sql, '') FROM sqlite_master"))
+    triggers = [str(name) for kind, name, _ in found if kind == "trigger"]
+    if triggers:
+        raise RecordingFormatError(
+            f"{path} carries triggers ({', '.join(sorted(triggers))}); a recording has none, refusing to read it"
+        )
+    present: set[str] = set()
+    for kind, name, sql in found:
+        if name not in KNOWN_COLUMNS:
+            continue
+        if kind != "table" or str(sql).lstrip().upper().startswith("CREATE VIRTUAL"):
+            raise RecordingFormatError(
+                f"{path}: {name} is a {'virtual table' if kind == 'table' else kind}, not a table; "
+                "refusing to read it (a recording holds only plain tables)"
+            )
+        generated = [str(col[1]) for col in conn.execute(f"PRAGMA table_xinfo({name})") if col[6] not in (0, 1)]
+        if generated:
+            raise RecordingFormatError(f"{path}: table {name} has computed columns ({', '.join(generated)}); refusing")
+        present.add(str(name))
+    return present
+
+
+def check_sizes(conn: sqlite3.Connection, path: Path, tables: set[str], limits: ReadLimits) -> None:
+    """Count rows and measure cells before reading any: over a limit is an error naming the table and column."""
+    total = 0
+    for table in sorted(tables):
+        rows = conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT ?)", [limits.max_rows + 1]).fetchone()
+        if rows[0] > limits.max_rows:
+            raise RecordingFormatError(
+                f"{path}: table {table} has more than {limits.max_rows} rows; the reader's limit is {limits.max_rows}"
+            )
+        columns = [c for c in KNOWN_COLUMNS[table] if c in _columns(conn, table)]
+        if not columns:
+            continue
+        sizes = ", ".join(f"max(length({c})), total(length({c}))" for c in columns)
+        measured = conn.execute(f"SELECT {sizes} FROM {table}").fetchone()
+        for i, column in enumerate(columns):
+            biggest, summed = measured[2 * i] or 0, measured[2 * i + 1] or 0
+            if biggest > limits.max_value_bytes:
+                raise RecordingFormatError(
+                    f"{path}: column {table}.{column} holds a value of {biggest} bytes; "
+                    f"the reader's limit is {limits.max_value_bytes}"
+                )
+            total += int(summed)
+    if total > limits.max_total_bytes:
+        raise RecordingFormatError(
+            f"{path} holds {total} bytes of cells; the reader's limit is {limits.max_total_bytes}"
+        )
+
+
+def tighten(conn: sqlite3.Connection, limits: ReadLimits) -> None:
+    """Once the cells are measured: SQLite itself refuses to make any value bigger than the limit."""
+    conn.setlimit(_LENGTH_LIMIT, max(limits.max_value_bytes, 1))
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {str(col[1]) for col in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def json_depth_over(text: str, limit: int) -> bool:
+    """Whether JSON `text` nests arrays and objects deeper than `limit` (linear; strings are skipped)."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    depth = 0
+    for char in brackets:
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")

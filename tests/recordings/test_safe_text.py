@@ -1,0 +1,40 @@
+"""The one neutraliser every renderer uses for text from a recording."""
+
+import json
+
+import pytest
+
+from backchannel.recordings.safe_text import neutralise, neutralise_json
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("\x1b[31mred", "\\x1b[31mred"),
+        ("bell\x07", "bell\\x07"),
+        ("\x9b2J c1 csi", "\\x9b2J c1 csi"),
+        ("tab\tcr\r", "tab\\x09cr\\x0d"),
+        ("\x7f", "\\x7f"),
+        ("\u202eevil\u202c", "\\u202eevil\\u202c"),
+        ("\u2066iso\u2069 \u200e\u200f\u061c", "\\u2066iso\\u2069 \\u200e\\u200f\\u061c"),
+        ("line\u2028sep", "line\\u2028sep"),
+    ],
+)
+def test_controls_escapes_and_bidi_marks_are_shown_escaped(raw: str, shown: str) -> None:
+    assert neutralise(raw) == shown
+
+
+def test_newlines_and_printable_unicode_pass_unchanged() -> None:
+    assert neutralise("a\nb ✓ é 日本 עברית") == "a\nb ✓ é 日本 עברית"
+
+
+def test_neutralising_twice_changes_nothing_more() -> None:
+    once = neutralise("\x1b\u202e\x85")
+    assert neutralise(once) == once
+
+
+def test_json_keeps_its_values_and_loses_the_raw_characters() -> None:
+    value = {"m": "\x1b[1m\x85\u202eevil\u2066\x7f"}
+    out = neutralise_json(json.dumps(value, ensure_ascii=False))
+    assert json.loads(out) == value
+    assert not any(c in out for c in "\x1b\x85\u202e\u2066\x7f")
