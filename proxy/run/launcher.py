@@ -34,8 +34,12 @@ def confdir() -> Path:
     return base
 
 
+PARENT_EOF_WAIT_S = 0.1  # how long a stopping mitmdump looks for its parent's end of stdin before it decides
 STOP_GRACE = 10.0  # after its parent is gone, mitmdump has this long to commit before it exits hard
 CAPTURE_MARKER_VAR = "BACKCHANNEL_CAPTURE_MARKER"
+
+
+_PARENT_GONE = threading.Event()  # set by the watchdog when the parent's end of stdin closed
 
 
 def _watch_parent() -> None:
@@ -45,6 +49,7 @@ def _watch_parent() -> None:
             pass
     except OSError:
         pass
+    _PARENT_GONE.set()
     os.kill(os.getpid(), signal.SIGTERM)  # mitmproxy shuts down cleanly: the addon commits what it has
     time.sleep(STOP_GRACE)  # bounded, in a daemon thread: the process normally ends long before
     os._exit(1)
@@ -89,8 +94,29 @@ def serve() -> None:
     try:
         mitmdump()
     finally:
-        if os.getppid() != parent:
+        if _parent_gone(parent):
+            # mitmproxy's own handlers are gone by now: a second SIGTERM (the watchdog's, once it sees the parent's
+            # end of stdin) would kill this process halfway through closing the recording
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
             _sweep(parent, marker, labs)
+
+
+def _parent_gone(parent: int) -> bool:
+    """Whether mitmdump is ending because its parent died (not because the parent stopped it).
+
+    The parent-death signal can arrive before the kernel has reparented us, so getppid() alone is not enough: the
+    parent's end of stdin closed (it closes before the death signal is sent) or its /proc entry says it is dead.
+    """
+    if _PARENT_GONE.is_set() or os.getppid() != parent:
+        return True
+    try:
+        stat = Path(f"/proc/{parent}/stat").read_text()
+    except OSError:
+        return True
+    if stat[stat.rindex(")") + 2 :].split(" ", 1)[0] in ("Z", "X", "x"):
+        return True
+    return _PARENT_GONE.wait(PARENT_EOF_WAIT_S)  # a last, short look: the watchdog may not have run yet
 
 
 def mitmdump_argv(
