@@ -89,7 +89,7 @@ class Recorder:
                     run_id, flow_id, "to-server", message, _single(parsed.text, parsed), upstream, mutation, None, t
                 )
             self._anomalies(flow_id, run_id, parsed.anomalies, "request", t)
-            if not body:  # a POST without a body carries no message; saying so also keeps this work from being empty
+            if not body:  # a POST without a body carries no message: say so rather than record nothing
                 self.session.anomaly(flow_id, run_id, "empty-body", "request: a POST with an empty body", t)
 
         self.writer.later(messages)

@@ -86,15 +86,6 @@ def test_configuring_without_a_recording_is_an_options_error(backchannel: Backch
             tctx.configure(backchannel, backchannel_recording="")
 
 
-def chain(exc: BaseException | None) -> list[str]:
-    """The messages of an exception and of every exception it was raised while handling."""
-    found = []
-    while exc is not None:
-        found.append(str(exc))
-        exc = exc.__context__
-    return found
-
-
 def test_configuring_a_recording_that_does_not_exist_is_an_options_error(backchannel: Backchannel, tmp_path: Path):
     missing = tmp_path / "missing.sqlite"
     with taddons.context(backchannel) as tctx:

@@ -22,6 +22,7 @@ import pytest
 
 from backchannel.proxy.run.capture import Capture, RunHandle
 from backchannel.recordings import Recording, load
+from backchannel.recordings.model import Exchange
 
 MODERN = "2026-07-28"
 TOOL = "get_repo_status"
@@ -257,3 +258,13 @@ SSE_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control
 
 def sse_event_bytes(message: Any) -> bytes:
     return b"event: message\r\ndata: " + json.dumps(message, separators=(",", ":")).encode() + b"\r\n\r\n"
+
+
+def tool_call_exchanges(rec: Recording, run_id: str) -> list[Exchange]:
+    """The run's exchanges whose request was one JSON-RPC `tools/call`, in order."""
+    out = []
+    for exchange in rec.exchanges_in(run_id):
+        request = json.loads(exchange.request_body or b"null")
+        if isinstance(request, dict) and request.get("method") == "tools/call":
+            out.append(exchange)
+    return out

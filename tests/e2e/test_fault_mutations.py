@@ -17,7 +17,7 @@ from mcp import Client
 from mcp_types import CallToolResult, TextContent
 
 from backchannel.proxy.run.capture import Capture
-from backchannel.recordings import Exchange, Recording
+from backchannel.recordings import Exchange
 from tests.e2e.conftest import (
     HTTP_TIMEOUT,
     REPO_TEXT,
@@ -33,6 +33,7 @@ from tests.e2e.conftest import (
     run_sdk,
     sse_data_messages,
     sse_event_bytes,
+    tool_call_exchanges,
 )
 
 CALLS = {"method": "tools/call", "name": TOOL}
@@ -59,10 +60,6 @@ def sse_answer(notes: int) -> Respond:
 
 def _records(exchange: Exchange) -> list[dict[str, Any]]:
     return [dict(m) for m in exchange.mutations]
-
-
-def _call_exchanges(rec: Recording, run_id: str) -> list[Exchange]:
-    return [x for x in rec.exchanges_in(run_id) if b'"tools/call"' in (x.request_body or b"")]
 
 
 # ---------------------------------------------------------------------------------------------- delay
@@ -92,7 +89,7 @@ def test_a_response_delay_holds_back_every_byte_and_the_sdk_still_gets_its_answe
     assert payload["result"]["content"][0]["text"] == REPO_TEXT
 
     rec = close_and_load(capture)
-    exchanges = _call_exchanges(rec, run.id)
+    exchanges = tool_call_exchanges(rec, run.id)
     assert len(exchanges) == 2
     for exchange in exchanges:
         assert _records(exchange) == [{"kind": "delay", "index": 0, "where": "response", "ms": delay_ms}]
@@ -127,7 +124,7 @@ def test_between_events_each_sse_event_after_the_first_arrives_late(capture: Cap
     )
 
     rec = close_and_load(capture)
-    [exchange] = _call_exchanges(rec, run.id)
+    [exchange] = tool_call_exchanges(rec, run.id)
     assert _records(exchange) == [{"kind": "delay", "index": 0, "where": "between-events", "ms": gap_ms}]
     items = sorted((i for i in rec.sse_events if i.flow_id == exchange.flow_id), key=lambda i: i.idx)
     assert [i.origin for i in items] == ["upstream"] * 3, "paced, not made: the events are the upstream's"
@@ -143,7 +140,7 @@ def test_a_disconnect_before_the_response_leaves_the_client_with_no_status_line(
         post_rpc(client, run.url, rpc_request(1))
 
     rec = close_and_load(capture)
-    [exchange] = _call_exchanges(rec, run.id)
+    [exchange] = tool_call_exchanges(rec, run.id)
     assert _records(exchange) == [
         {"kind": "disconnect", "index": 0, "where": "before-response", "afterBytes": None, "sent": 0}
     ]
@@ -161,7 +158,7 @@ def test_a_disconnect_after_n_bytes_breaks_the_json_body_mid_way(capture: Captur
         assert listed.status_code == 200 and listed.json()["result"]["tools"]
 
     rec = close_and_load(capture)
-    [exchange] = _call_exchanges(rec, run.id)
+    [exchange] = tool_call_exchanges(rec, run.id)
     assert _records(exchange) == [{"kind": "disconnect", "index": 0, "where": "body", "afterBytes": 25, "sent": 25}]
     upstream = exchange.upstream_response_body or b""
     assert exchange.response_body == upstream[:25] and len(upstream) > 25
@@ -181,7 +178,7 @@ def test_a_disconnect_inside_an_sse_stream_lets_the_first_events_through(capture
     assert received == first + b"event"
 
     rec = close_and_load(capture)
-    [exchange] = _call_exchanges(rec, run.id)
+    [exchange] = tool_call_exchanges(rec, run.id)
     assert _records(exchange)[0]["sent"] == len(first) + 5
     replies = [m for m in rec.messages_in(run.id) if m.direction == "to-client"]
     assert [m.kind for m in replies] == ["notification"], "the response event never arrived whole"
@@ -206,7 +203,7 @@ def test_a_malformed_answer_reaches_the_client_in_the_asked_shape(capture: Captu
     assert check(response.content)
 
     rec = close_and_load(capture)
-    [exchange] = _call_exchanges(rec, run.id)
+    [exchange] = tool_call_exchanges(rec, run.id)
     assert _records(exchange) == [{"kind": "malformed", "index": 0, "shape": shape}]
     assert exchange.response_body == response.content
     assert json.loads(exchange.upstream_response_body or b"")["id"] == 7
@@ -227,7 +224,7 @@ def test_a_truncated_stream_carries_the_notifications_and_ends_cleanly_without_t
     assert b'"result"' not in response.content
 
     rec = close_and_load(capture)
-    [exchange] = _call_exchanges(rec, run.id)
+    [exchange] = tool_call_exchanges(rec, run.id)
     assert _records(exchange) == [{"kind": "truncate-sse", "index": 0, "event": 2}]
     assert exchange.response_body == response.content
     items = sorted((i for i in rec.sse_events if i.flow_id == exchange.flow_id), key=lambda i: i.idx)

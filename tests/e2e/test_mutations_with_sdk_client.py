@@ -24,6 +24,7 @@ from tests.e2e.conftest import (
     rpc_request,
     run_sdk,
     sse_data_messages,
+    tool_call_exchanges,
 )
 
 CALLS = {"method": "tools/call", "name": TOOL}
@@ -62,15 +63,6 @@ async def _failing_call(url: str) -> Exception:
         except (MCPError, ValidationError) as exc:
             return exc
     raise AssertionError("call_tool succeeded")
-
-
-def _tool_call_exchanges(rec: Recording, run_id: str) -> list[Exchange]:
-    out = []
-    for exchange in rec.exchanges_in(run_id):
-        request = json.loads(exchange.request_body or b"null")
-        if isinstance(request, dict) and request.get("method") == "tools/call":
-            out.append(exchange)
-    return out
 
 
 def _records(exchange: Exchange, kind: str) -> list[dict[str, Any]]:
@@ -152,7 +144,7 @@ def test_drop_result_type_cuts_exactly_the_result_type_member_and_the_sdk_sees_i
     rec = close_and_load(capture)
     responses = _to_client_calls(rec, run.id)
     assert len(responses) == 2
-    exchanges = {x.flow_id: x for x in _tool_call_exchanges(rec, run.id)}
+    exchanges = {x.flow_id: x for x in tool_call_exchanges(rec, run.id)}
     for message in responses:
         assert message.mutation == "drop-result-type"
         assert "resultType" not in message.payload["result"]
@@ -252,7 +244,7 @@ def test_a_retry_with_a_tampered_or_reused_request_state_gets_invalid_params(cap
         assert "stale" in stale["error"]["message"]
 
     rec = close_and_load(capture)
-    exchanges = _tool_call_exchanges(rec, run.id)
+    exchanges = tool_call_exchanges(rec, run.id)
     applied = [[m["kind"] for m in x.mutations] for x in exchanges]
     assert len(applied) == 4
     assert "inject-input-requests" in applied[0]
@@ -287,7 +279,7 @@ def test_a_json_hold_delays_the_whole_response_and_the_sdk_still_succeeds(captur
     assert payload["result"]["content"][0]["text"] == REPO_TEXT
 
     rec = close_and_load(capture)
-    exchanges = _tool_call_exchanges(rec, run.id)
+    exchanges = tool_call_exchanges(rec, run.id)
     assert len(exchanges) == 2
     for exchange in exchanges:
         assert _has_one_record(exchange, kind="hold", index=0, **{"as": "json", "ms": hold_ms}), exchange.mutations
@@ -319,7 +311,7 @@ def test_an_sse_hold_sends_keepalives_and_progress_before_the_result(capture: Ca
     assert all(at < returned for at, _, _ in progress)
 
     rec = close_and_load(capture)
-    (exchange,) = _tool_call_exchanges(rec, run.id)
+    (exchange,) = tool_call_exchanges(rec, run.id)
     assert exchange.streamed and exchange.header("content-type", response=True) == "text/event-stream"
     assert _has_one_record(exchange, kind="hold", index=0, **{"as": "sse", "ms": hold_ms}), exchange.mutations
     items = sorted((i for i in rec.sse_events if i.flow_id == exchange.flow_id), key=lambda i: i.idx)
@@ -357,7 +349,7 @@ def test_json_to_sse_serves_the_result_as_an_event_stream_the_sdk_reads(capture:
     assert event["id"] == 11 and event["result"]["content"][0]["text"] == REPO_TEXT
 
     rec = close_and_load(capture)
-    exchanges = _tool_call_exchanges(rec, run.id)
+    exchanges = tool_call_exchanges(rec, run.id)
     assert len(exchanges) == 2
     for exchange in exchanges:
         assert exchange.header("content-type", response=True) == "text/event-stream"
@@ -383,7 +375,7 @@ def test_an_injected_error_reaches_the_sdk_as_an_mcp_error_with_its_code(capture
     assert wire.json() == {"jsonrpc": "2.0", "id": 12, "error": error}
 
     rec = close_and_load(capture)
-    exchanges = _tool_call_exchanges(rec, run.id)
+    exchanges = tool_call_exchanges(rec, run.id)
     assert len(exchanges) == 2
     for exchange in exchanges:
         assert exchange.status == 400
