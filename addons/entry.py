@@ -5,19 +5,23 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import time
 from collections.abc import Awaitable, Sequence
+from http.client import responses
 from typing import Any
 
 from mitmproxy import ctx, exceptions, http
+from mitmproxy.net.http.http1 import assemble_response
 
+from backchannel.addons import stopping
 from backchannel.addons.hold import HoldServer
 from backchannel.addons.recorder import Recorder
 from backchannel.addons.rewriter import Rewriter
 from backchannel.addons.router import Router
-from backchannel.addons.session import Limits, Session
+from backchannel.addons.session import FlowState, Limits, Session
 from backchannel.addons.transforms import UPSTREAM_TIMEOUT, proxy_error
-from backchannel.addons.upstream_timeout import answer_as_upstream
+from backchannel.addons.upstream_timeout import answer_as_upstream, chunk, cut_off, last_upstream_bytes
 from backchannel.recordings import redact
 from backchannel.recordings.errors import RecordingError
 
@@ -35,6 +39,7 @@ class Backchannel:
         self.rewriter: Rewriter | None = None
         self.recorder: Recorder | None = None
         self._refused = False  # a path was refused: the rollback to "" that follows is not a second error
+        self._stop_signal: tuple[str, bool] | None = None  # the first stop signal, and whether the parent asked
 
     def load(self, loader: Any) -> None:
         loader.add_option("backchannel_recording", str, "", "The SQLite recording to write into (must exist).")
@@ -70,11 +75,19 @@ class Backchannel:
         self.rewriter = Rewriter(self.session, self.holds, self.recorder.sse_item)
 
     async def running(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):  # in place of mitmproxy's own, which only shut down
+            loop.add_signal_handler(sig, self._signalled, sig.name)
         await self.holds.start()
         addrs = ctx.master.addons.get("proxyserver").listen_addrs()  # type: ignore[no-untyped-call]
         info = {"proxy_port": addrs[0][1] if addrs else None, "hold_port": self.holds.port, "pid": os.getpid()}
         # the launcher waits for this line on our stdout: readiness is an event, not a poll
         print(READY_MARKER, json.dumps(info), flush=True)
+
+    def _signalled(self, name: str) -> None:
+        if self._stop_signal is None:  # was it asked for? decided now: the parent may ask later, once we are gone
+            self._stop_signal = (name, stopping.STOP_ASKED.is_set())
+        ctx.master.shutdown()  # type: ignore[no-untyped-call]
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         if self.router:
@@ -89,36 +102,84 @@ class Backchannel:
                 self._watch(flow, self.session.limits.upstream_idle_timeout)
 
     def _watch(self, flow: http.HTTPFlow, seconds: float) -> None:
-        """Give the upstream `seconds` to start answering; a silent one gets the client a JSON-RPC error (504)."""
+        """Give the upstream `seconds` of silence at most until its response is complete (progress restarts it)."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # driven outside mitmproxy's loop (hook tests): nothing to time
         state = self.session.flows.get(flow.id) if self.session is not None else None
         if state is not None:
+            state.idle_since = time.monotonic()
+            state.upstream_bytes_at = last_upstream_bytes(flow)
             state.idle_timer = loop.call_later(seconds, self._idle, flow, seconds)
 
     def _idle(self, flow: http.HTTPFlow, seconds: float) -> None:
-        if flow.response is not None or flow.error is not None or not flow.live or self.session is None:
+        if flow.error is not None or not flow.live or self.session is None:
             return
         state = self.session.flows.get(flow.id)
-        if state is None:
+        if state is None or state.idle_timer is None:
             return
-        detail = f"the upstream sent nothing for {seconds:g} s; the client got a JSON-RPC error (HTTP 504)"
+        quiet = time.monotonic() - max(state.idle_since, state.upstream_bytes_at() if state.upstream_bytes_at else 0)
+        if quiet < seconds:  # the upstream sent bytes meanwhile: wait for the rest of a full quiet spell
+            state.idle_timer = asyncio.get_running_loop().call_later(seconds - quiet, self._idle, flow, seconds)
+            return
+        state.idle_timer = None
+        if flow.response is None:
+            detail = f"the upstream sent nothing for {seconds:g} s; the client got a JSON-RPC error (HTTP 504)"
+        elif not flow.response.stream:
+            detail = (
+                f"the upstream sent its response head, then nothing for {seconds:g} s;"
+                " the client got a JSON-RPC error (HTTP 504) instead"
+            )
+        elif _owes_response(state):
+            detail = (
+                f"the upstream's SSE stream sent nothing for {seconds:g} s before the response;"
+                " the client got a JSON-RPC error event and the stream ended"
+            )
+        else:
+            return  # a stream that owes nothing (a GET stream, or its response went by) may stay quiet
         self.session.anomaly(flow.id, state.run_id, "upstream-idle-timeout", detail, time.time())
         state.answered_by_proxy = "upstream-idle-timeout"
         status, body = proxy_error(state.request, UPSTREAM_TIMEOUT, f"backchannel: {detail}")
-        if not answer_as_upstream(flow, status, body):
-            flow.kill()  # type: ignore[no-untyped-call]  # not an HTTP/1 upstream: the flow ends, the anomaly says why
+        if flow.response is None:
+            if not answer_as_upstream(flow, status, body):
+                flow.kill()  # type: ignore[no-untyped-call]  # not an HTTP/1 upstream: the flow ends, the anomaly says why
+            return
+        self._cut_mid_body(flow, state, status, body)
+
+    def _cut_mid_body(self, flow: http.HTTPFlow, state: FlowState, status: int, body: bytes) -> None:
+        """End a response the upstream stopped sending: the client gets the proxy's error as the rest of it, the
+        recording gets the exchange as the client saw it (the upstream's part-body is not kept: mitmproxy holds it)."""
+        assert flow.response is not None and self.rewriter is not None and self.recorder is not None
+        response = flow.response
+        if response.stream:
+            event = self.rewriter.last_event(flow, state, body.decode(), "upstream-idle-timeout")
+            chunked = "chunked" in response.headers.get("transfer-encoding", "").lower()
+            last = chunk(event) if chunked else event
+        else:
+            state.upstream_response_body = b""
+            response.status_code = status
+            response.reason = responses.get(status, "")
+            response.headers = http.Headers(content_type="application/json", connection="close")
+            response.content = body  # sets Content-Length
+            last = bytes(assemble_response(response))  # type: ignore[no-untyped-call]
+        response.timestamp_end = time.time()
+        if not cut_off(flow, last):
+            flow.kill()  # type: ignore[no-untyped-call]  # not an HTTP/1 client: it sees the connection end
+        self.recorder.response(flow)  # recorded now: mitmproxy's own error for the closed upstream finds no flow
+        self._forget(flow)
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
-        self._unwatch(flow)
+        state = self.session.flows.get(flow.id) if self.session is not None else None
+        if state is not None and state.idle_timer is not None:
+            state.idle_since = time.monotonic()  # the head arrived: the same timer now waits on the body
         if self.rewriter and self.recorder:
             self.rewriter.responseheaders(flow)
             self.recorder.responseheaders(flow)
 
     def response(self, flow: http.HTTPFlow) -> Awaitable[None] | None:
         # synchronous unless a hold applies: a coroutine per flow costs every exchange on the hot path
+        self._unwatch(flow)  # the response is complete: a hold that follows is the proxy's own wait
         if not (self.rewriter and self.recorder):
             return None
         hold = self.rewriter.response(flow)
@@ -152,10 +213,21 @@ class Backchannel:
 
     async def done(self) -> None:
         await self.holds.stop()
+        if self.session is not None and self._stop_signal is not None:
+            name, asked = self._stop_signal
+            if stopping.stopped_from_outside(asked):  # the parent may not see us gone before its next run starts
+                detail = f"mitmdump got {name} from outside backchannel while it served the capture"
+                self.session.anomaly(None, None, "proxy-exit", detail, time.time())
         if self.session is not None:
             writer = self.session.writer
             writer.later(lambda: writer.set_meta(redact.summary("proxy")))  # names and counts only, after every row
             writer.close()
+
+
+def _owes_response(state: FlowState) -> bool:
+    """The flow carries a JSON-RPC request whose response has not reached the client yet."""
+    request = state.request
+    return isinstance(request, dict) and "id" in request and "method" in request and not state.saw_final_response
 
 
 def _limits() -> Limits:

@@ -223,6 +223,16 @@ class Rewriter:
             state.client_sse += item.client_raw[: cap - len(state.client_sse)]
         self.on_sse_item(flow, state, item)
 
+    def last_event(self, flow: http.HTTPFlow, state: FlowState, text: str, made_by: str) -> bytes:
+        """End a response stream with one event the proxy made (its upstream went silent): an event the upstream left
+        open is abandoned, the new one is recorded as the proxy's; returns the bytes the client gets."""
+        assert flow.response is not None
+        if isinstance(flow.response.stream, SseRewriter):
+            flow.response.stream.abandon()
+        raw = b"\r\n" + sse_event(text)  # the blank line first ends field lines the client got of an abandoned event
+        self._sse_item(flow, state, SseItem("event", b"", raw, text, "message", None, False, made_by=made_by))
+        return raw
+
     def response(self, flow: http.HTTPFlow) -> float:
         """Rewrite a buffered (JSON) response, or end a streamed one; returns how many seconds to hold it."""
         state = self.session.flows.get(flow.id)

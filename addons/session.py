@@ -35,7 +35,9 @@ class Limits:
 
     max_body: int = 16 * MIB  # bytes of each body stored per exchange (request, upstream's and client's response)
     max_sse_event: int = 1 * MIB  # bytes stored per SSE item and per message text
-    upstream_idle_timeout: float = 60.0  # seconds an upstream may send nothing before the client gets a 504 (0: off)
+    # seconds an upstream may send nothing, before or inside its response, until the client gets a JSON-RPC error
+    # (HTTP 504, or an SSE event ending a stream that owed a response); 0: off
+    upstream_idle_timeout: float = 60.0
 
 
 _DEFAULT_LIMITS = [Limits()]
@@ -82,7 +84,9 @@ class FlowState:
     exchange_flow_id: str = ""  # the mutation kind, when the proxy answered without the upstream
     injections: dict[int, Any] = field(default_factory=dict)  # plan index -> the inputRequests chosen for this flow
     hold_ticket: Any = None  # a HoldTicket while the loopback relay answers for this flow
-    idle_timer: Any = None  # an asyncio.TimerHandle until the upstream starts answering (Limits.upstream_idle_timeout)
+    idle_timer: Any = None  # an asyncio.TimerHandle until the response is complete (Limits.upstream_idle_timeout)
+    idle_since: float = 0.0  # time.monotonic() the current wait began (request sent, then response head)
+    upstream_bytes_at: Any = None  # when the upstream last sent bytes: upstream_timeout.last_upstream_bytes
     finished: bool = False
 
 

@@ -185,6 +185,15 @@ class SseRewriter:
             self._budget = max(0, self._budget - len(frame))
         return [frame] if frame else []
 
+    def abandon(self) -> None:
+        """The proxy ends the stream itself (its upstream went silent): an open event is reported as truncated with
+        only the lines the client already got; its held lines and an unterminated line never reach the client."""
+        rest = self._split.flush()
+        if self._open or rest:
+            raw = b"".join(self._raw) + rest
+            self._report("truncated", raw, b"".join(self._sent), self._joined_data(), False, [])
+        self._reset_event()
+
     def _line(self, line: bytes, out: list[bytes]) -> None:
         body = line.rstrip(b"\r\n")  # a line holds no \r or \n except its terminator
         term = line[len(body) :]

@@ -56,6 +56,13 @@ def _client_failed_early(rec: Recording, run: Run) -> Finding | None:
 
 def harness_problems(rec: Recording) -> Iterator[Finding]:
     """Every reason this recording cannot be trusted to have seen its runs, in a stable order."""
+    if rec.left_open:
+        yield Finding.errored(
+            INTERRUPTED,
+            "the recording was left open: the process writing it stopped before it closed it (its committed rows"
+            " were read from the -wal beside it)",
+            Evidence(kind="recording", note="left open"),
+        )
     for anomaly in rec.anomalies:
         evidence = Evidence(kind="anomaly", run=anomaly.run_id, seq=anomaly.seq, note=anomaly.kind)
         if anomaly.kind in PROXY_DIED:

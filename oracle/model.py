@@ -21,7 +21,7 @@ VERDICT_OF: dict[str, Verdict] = {"FAIL": "CONFIRMED", "PASS": "REFUTED", "SKIP"
 class Evidence:
     """Where in the recording a finding can be seen: a message, an exchange, terminal bytes, a lab file, a run."""
 
-    kind: Literal["message", "exchange", "terminal", "file", "run", "sse", "anomaly"]
+    kind: Literal["message", "exchange", "terminal", "file", "run", "sse", "anomaly", "recording"]
     run: str | None = None
     seq: int | None = None  # message, exchange, sse or anomaly sequence number
     stream: str | None = None  # terminal: stdout or stderr

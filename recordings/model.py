@@ -191,6 +191,8 @@ class Recording:
     files: tuple[LabFile, ...]
     anomalies: tuple[Anomaly, ...]
     url_hits: tuple[UrlHit, ...] = ()
+    # a `-wal` with rows sat beside the file: the last process writing it stopped before it closed it
+    left_open: bool = False
 
     @property
     def info(self) -> RecordingInfo:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 from typing import TypeVar
@@ -158,10 +159,13 @@ def _message(r: sqlite3.Row) -> Message:
 def load(path: str | Path, limits: ReadLimits = DEFAULT_LIMITS) -> Recording:
     """Read a whole recording that may come from anyone; never writes to it or beside it, never upgrades it."""
     target = Path(path)
+    wal = target.with_name(target.name + "-wal")
+    left_open = wal.is_file() and wal.stat().st_size > 0  # a writer that closes folds its WAL in and removes it
     with open_untrusted(target, limits) as conn:
         c.JSON_DEPTH[0] = limits.max_json_depth
         try:
-            return _load(conn, target, limits)
+            rec = _load(conn, target, limits)
+            return dataclasses.replace(rec, left_open=True) if left_open else rec
         except sqlite3.OperationalError as exc:
             if "interrupted" in str(exc):
                 raise RecordingFormatError(

@@ -41,6 +41,8 @@ def evidence_line(ev: Evidence) -> str:
         where = f"file {_home_path(ev.path)}" if ev.path else "file"
         if ev.offset is not None:
             where += f" @ byte {ev.offset}"
+    elif ev.kind == "recording":
+        where = "the recording file"
     else:  # a whole run
         where = f"run {ev.run}" if ev.run is not None else "run"
     if ev.length is not None and ev.kind in ("terminal", "file"):

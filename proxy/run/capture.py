@@ -119,6 +119,12 @@ class Capture:
         finally:
             self._interruptible.__exit__(None, None, None)
 
+    def _late_anomaly(self, kind: str, detail: str) -> None:
+        """An anomaly found after this process closed its writer (one short-lived connection)."""
+        late = store.RecordingWriter(self.out)
+        late.insert(AnomalyRow(kind=kind, detail=detail, t=time.time()))
+        late.close()
+
     def _note_interruption(self, exc: BaseException | None) -> None:
         why = interruption(exc)
         if why is not None and self.writer is not None:
@@ -299,29 +305,32 @@ class Capture:
         self.writer.flush()
 
     def close(self) -> None:
-        """Stop mitmdump first (its addon commits on shutdown), then the endpoints, then finalise the file."""
+        """Close in the order that leaves the least behind if this process is killed halfway: the labs first, then
+        this process's connection, then mitmdump (the last connection: SQLite folds the WAL in as it closes), then
+        the endpoints, and the rollback-journal switch last (a file that misses only that reads the same)."""
         problems = []
+        if self.labs is not None:
+            shutil.rmtree(self.labs, ignore_errors=True)
+            self.labs = None
+        died = self.proxy.exited() if self.proxy is not None else None  # before we asked: it died under us
+        opened = self.writer is not None
+        if self.writer is not None:
+            writer = self.writer
+            writer.later(lambda: writer.set_meta(redact.summary("harness")))  # names and counts only, after every row
+            writer.close()
+            self.writer = None
         if self.proxy is not None:
-            died = self.proxy.exited()  # before we asked it to stop: it died under the capture
             code = self.proxy.stop()
-            if (died is not None or code not in (0, -2, 130)) and self.writer is not None:
+            if died is not None or code not in (0, -2, 130):
                 when = " on its own, before the capture closed," if died is not None else ""
-                self.writer.insert(
-                    AnomalyRow(
-                        kind="proxy-exit",
-                        detail=f"mitmdump exited{when} with code {code}: {self.proxy.output_tail()[-2000:]}",
-                        t=time.time(),
-                    )
+                self._late_anomaly(
+                    "proxy-exit", f"mitmdump exited{when} with code {code}: {self.proxy.output_tail()[-2000:]}"
                 )
             self.proxy = None
         for running in self.endpoints:
             running.stop()
         self.endpoints.clear()
-        if self.writer is not None:
-            writer = self.writer
-            writer.later(lambda: writer.set_meta(redact.summary("harness")))  # names and counts only, after every row
-            self.writer.close()
-            self.writer = None
+        if opened:
             try:
                 store.finalize(self.out)
             except RecordingError as exc:
@@ -329,8 +338,5 @@ class Capture:
         if self._lock_file is not None:
             self._lock_file.release()
             self._lock_file = None
-        if self.labs is not None:
-            shutil.rmtree(self.labs, ignore_errors=True)
-            self.labs = None
         if problems:
             raise CaptureError("; ".join(problems))

@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from backchannel.addons import entry
+from backchannel.addons import entry, stopping
 from backchannel.addons.session import configured_limits, limit_options, origin_of
 from backchannel.recordings import redact
 
@@ -34,19 +34,23 @@ def confdir() -> Path:
     return base
 
 
-PARENT_EOF_WAIT_S = 0.1  # how long a stopping mitmdump looks for its parent's end of stdin before it decides
 STOP_GRACE = 10.0  # after its parent is gone, mitmdump has this long to commit before it exits hard
 CAPTURE_MARKER_VAR = "BACKCHANNEL_CAPTURE_MARKER"
 
 
-_PARENT_GONE = threading.Event()  # set by the watchdog when the parent's end of stdin closed
+STOP_LINE = b"stop\n"  # the parent stops mitmdump by writing it on mitmdump's stdin (addons/stopping.py says why)
+_PARENT_GONE = stopping.PARENT_GONE  # set by the watchdog when the parent's end of stdin closed
 
 
 def _watch_parent() -> None:
-    """In mitmdump: stdin is a pipe only the parent holds; end of input means it is gone, however it died."""
+    """In mitmdump: stdin is a pipe only the parent holds; the stop line means the parent stops us (noted before
+    the signal, so the addon tells it from a stop signal sent from outside); end of input means the parent is gone,
+    however it died."""
     try:
-        while os.read(0, 4096):
-            pass
+        while chunk := os.read(0, 4096):
+            if STOP_LINE.strip() in chunk and not stopping.STOP_ASKED.is_set():
+                stopping.STOP_ASKED.set()
+                os.kill(os.getpid(), signal.SIGINT)  # mitmproxy shuts down cleanly: the addon commits what it has
     except OSError:
         pass
     _PARENT_GONE.set()
@@ -85,6 +89,7 @@ def serve() -> None:
 
     parent, marker, labs = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     del sys.argv[1:4]
+    stopping.parent_pid = parent
     die_with_parent(signal.SIGTERM)  # a parent-death signal, and the stdin watchdog for when it cannot fire
     if os.getppid() != parent:  # the parent died before the death signal was armed
         os.kill(os.getpid(), signal.SIGTERM)
@@ -94,29 +99,12 @@ def serve() -> None:
     try:
         mitmdump()
     finally:
-        if _parent_gone(parent):
+        if stopping.parent_gone(parent):
             # mitmproxy's own handlers are gone by now: a second SIGTERM (the watchdog's, once it sees the parent's
             # end of stdin) would kill this process halfway through closing the recording
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             _sweep(parent, marker, labs)
-
-
-def _parent_gone(parent: int) -> bool:
-    """Whether mitmdump is ending because its parent died (not because the parent stopped it).
-
-    The parent-death signal can arrive before the kernel has reparented us, so getppid() alone is not enough: the
-    parent's end of stdin closed (it closes before the death signal is sent) or its /proc entry says it is dead.
-    """
-    if _PARENT_GONE.is_set() or os.getppid() != parent:
-        return True
-    try:
-        stat = Path(f"/proc/{parent}/stat").read_text()
-    except OSError:
-        return True
-    if stat[stat.rindex(")") + 2 :].split(" ", 1)[0] in ("Z", "X", "x"):
-        return True
-    return _PARENT_GONE.wait(PARENT_EOF_WAIT_S)  # a last, short look: the watchdog may not have run yet
 
 
 def mitmdump_argv(
@@ -173,7 +161,12 @@ class RunningProxy:
     def stop(self, timeout: float = 10.0) -> int:
         """Ask mitmdump to shut down (so its addon commits), then kill it if it does not."""
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
+            try:  # a line, not a signal: mitmdump tells a stop we asked for from a signal sent from elsewhere
+                assert self.process.stdin is not None
+                self.process.stdin.write(STOP_LINE)
+                self.process.stdin.flush()
+            except (OSError, ValueError):
+                pass  # its stdin is gone: it is ending anyway (the wait below bounds it)
             try:
                 self.process.wait(timeout)
             except subprocess.TimeoutExpired:
@@ -213,7 +206,7 @@ def start_proxy(
             mitmdump_argv(recording, upstream, flow_state=flow_state, marker=marker, labs=labs),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            stdin=subprocess.PIPE,  # never written: its end (our death included) tells mitmdump to go
+            stdin=subprocess.PIPE,  # the stop line, and its end (our death included) tells mitmdump to go
             start_new_session=True,
         )
     except OSError as exc:

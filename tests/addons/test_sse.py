@@ -440,3 +440,24 @@ def test_held_fields_never_change_the_bytes_of_a_stream_nothing_cuts(stream: byt
 def test_items_are_made_by_the_upstream_unless_marked() -> None:
     _, items, _ = run([b": k\n\ndata: a\n\n"])
     assert all(i.made_by is None and i.cut_by is None for i in items)
+
+
+def test_abandoning_a_stream_reports_its_open_event_as_truncated_with_only_what_the_client_got() -> None:
+    items: list[SseItem] = []
+    rewriter = SseRewriter(on_item=items.append)
+    out = rewriter(b'event: message\r\nid: 7\r\ndata: {"jsonrpc": "2.0", "id": 1, \r\ndata: "resu')
+    assert b"".join(out) == b"event: message\r\nid: 7\r\n"  # data lines are held until the event ends
+    rewriter.abandon()
+    [item] = items
+    assert item.kind == "truncated"
+    assert item.client_raw == b"event: message\r\nid: 7\r\n"
+    assert item.upstream_raw.endswith(b'data: "resu')  # the unterminated line is kept for the record
+    assert item.data is not None and item.data.startswith('{"jsonrpc"')
+
+
+def test_abandoning_a_stream_between_events_reports_nothing() -> None:
+    items: list[SseItem] = []
+    rewriter = SseRewriter(on_item=items.append)
+    rewriter(b"data: {}\r\n\r\n")
+    rewriter.abandon()
+    assert [item.kind for item in items] == ["event"]

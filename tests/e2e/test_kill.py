@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import re
 import secrets
 import signal
 import subprocess
@@ -17,13 +19,13 @@ import pytest
 from backchannel.recordings import load
 
 BACKCHANNEL = [sys.executable, "-m", "backchannel.proxy.cli"]
-# where each kill lands: the progress line `check` prints as that run's client starts
-POINTS = {
-    ("backchannel", signal.SIGKILL): "PROBE run",
-    ("mitmdump", signal.SIGKILL): "ABSENT run",
-    ("backchannel", signal.SIGTERM): "ABSENT-LEGACY run",
-    ("mitmdump", signal.SIGTERM): "PROBE run",
-}
+# where a kill may land: after one of the progress lines `check` prints once its proxy is up (drawn at random per
+# test, plus a random delay), so over many suite runs every phase is hit: discovery, self-tests, each run, the end
+LINES = ["discovering", "trying", "witness self-tests", "CONTROL run", "PROBE run", "ABSENT run", "ABSENT-LEGACY run"]
+RUNS = ["CONTROL", "PROBE", "ABSENT", "ABSENT-LEGACY"]
+MAX_DELAY_S = 0.4
+# BACKCHANNEL_KILL_SEED=N replays the points a failing run drew (its assertion messages name the seed)
+SEED = int(os.environ.get("BACKCHANNEL_KILL_SEED") or secrets.randbelow(1 << 32))
 BOUND = 45.0  # every wait in these tests ends by then
 
 
@@ -44,7 +46,7 @@ def _tagged(token: str) -> list[int]:
     return found
 
 
-def _mitmdump_of(recording: Path) -> int:
+def _mitmdump_of(recording: Path) -> int | None:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
@@ -53,7 +55,7 @@ def _mitmdump_of(recording: Path) -> int:
                 continue
             if f"backchannel_recording={recording}".encode() in cmdline:
                 return int(entry.name)
-    raise AssertionError(f"no mitmdump is writing {recording}")
+    return None
 
 
 def _wait_until(predicate, what: str, bound: float = BOUND) -> None:
@@ -62,6 +64,11 @@ def _wait_until(predicate, what: str, bound: float = BOUND) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"still waiting after {bound:g} s for {what}")
         time.sleep(0.05)  # a poll of /proc: there is no event for "a process in another tree exited"
+
+
+def _kill_point(victim: str, sig: int) -> tuple[str, float]:
+    rng = random.Random(f"{SEED}-{victim}-{sig}")
+    return rng.choice(LINES), rng.uniform(0.0, MAX_DELAY_S)
 
 
 def _read_until(proc: subprocess.Popen[bytes], needle: bytes) -> bytes:
@@ -81,6 +88,8 @@ def _read_until(proc: subprocess.Popen[bytes], needle: bytes) -> bytes:
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "sigterm"])
 def test_a_killed_harness_leaves_a_recording_that_judges_error_and_nothing_running(tmp_path, victim, sig):
     token = secrets.token_hex(6)
+    line, delay = _kill_point(victim, sig)
+    where = f"{victim} {signal.Signals(sig).name} {delay:.2f} s after '{line}' (BACKCHANNEL_KILL_SEED={SEED})"
     temp = tmp_path / "tmp"
     temp.mkdir()
     out = tmp_path / "killed.sqlite"
@@ -94,27 +103,54 @@ def test_a_killed_harness_leaves_a_recording_that_judges_error_and_nothing_runni
         start_new_session=True,
     )
     try:
-        _read_until(proc, f"\u00b7 {POINTS[victim, sig]}".encode())
+        progress = _read_until(proc, f"\u00b7 {line}".encode())
+        time.sleep(delay)  # the random part of the point: not a wait for an event, a place between two of them
+        progress += _drain_ready(proc)
         target = proc.pid if victim == "backchannel" else _mitmdump_of(out)
+        if proc.poll() is not None or target is None:
+            pytest.fail(f"the {victim} ended before the kill could land ({where})")
         os.kill(target, sig)
         stdout, _ = proc.communicate(timeout=BOUND)
-        _wait_until(lambda: not _tagged(token), "every process of the killed check to exit")
+        _wait_until(lambda: not _tagged(token), f"every process of the killed check to exit ({where})")
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(5)
-    if not (victim == "backchannel" and sig == signal.SIGKILL):
-        assert proc.returncode == 1, stdout.decode(errors="replace")
-        assert b"ERROR" in stdout
     rec = load(out)  # opens: finalised by whoever was left to finalise it
-    control = next(run for run in rec.runs if run.name == "control")
-    assert any(True for _ in rec.messages_in(control.id)), "the CONTROL run's committed messages are gone"
+    text = progress.decode(errors="replace")  # what check had printed when the kill landed
+    started = [run for run in RUNS if f"\u00b7 {run} run" in text]
+    finished = started[:-1]  # a run was over before the kill if the next one started before it: rows committed
+    for name in finished:
+        run = next(run for run in rec.runs if run.name == name.lower())
+        assert any(True for _ in rec.messages_in(run.id)), f"the {name} run's committed messages are gone ({where})"
     judged = subprocess.run([*BACKCHANNEL, "judge", str(out), "--format", "json"], capture_output=True, timeout=BOUND)
-    assert judged.returncode == 1
+    assert judged.returncode == 1, where
     harness = [r for r in json.loads(judged.stdout)["results"] if r["id"] == "harness-saw-every-run"]
-    assert harness and {r["status"] for r in harness} == {"ERROR"}
-    expected = "orchestrator-interrupted" if victim == "backchannel" else "proxy-died"
-    assert expected in {r["reason"] for r in harness}, harness
-    assert not list(temp.glob("backchannel-lab*")), "a lab folder was left behind"
-    assert not Path(f"{out}-wal").exists()
-    print(f"{victim} {signal.Signals(sig).name}: {time.monotonic() - began:.1f} s")
+    if not harness:
+        # unnoticed only if the kill came once the last run was over (check was closing, judging or reporting):
+        # then the recording must hold every run, ended, with nothing left open
+        where += " (after the last run)"
+        assert started == RUNS, f"a kill during the runs went unnoticed ({where})"
+        assert not rec.left_open and not rec.anomalies, (where, rec.anomalies)
+        assert {run.lower() for run in RUNS} <= {run.name for run in rec.runs if run.outcome == "exited"}, where
+        assert proc.returncode != 0, where
+    else:
+        assert {r["status"] for r in harness} == {"ERROR"}, where
+        expected = "orchestrator-interrupted" if victim == "backchannel" else "proxy-died"
+        assert expected in {r["reason"] for r in harness}, (where, [(r["reason"], r["message"]) for r in harness])
+        if not (victim == "backchannel" and sig == signal.SIGKILL):  # a process killed -9 prints nothing
+            assert proc.returncode == 1, f"{where}: {stdout.decode(errors='replace')}"
+            assert re.search(rb"^ERROR \(", stdout, re.MULTILINE), f"{where}: {stdout.decode(errors='replace')}"
+    assert not list(temp.glob("backchannel-lab*")), f"a lab folder was left behind ({where})"
+    assert not Path(f"{out}-wal").exists(), where
+    print(f"{where}: {time.monotonic() - began:.1f} s")
+
+
+def _drain_ready(proc: subprocess.Popen[bytes]) -> bytes:
+    """Whatever progress backchannel printed during the delay, without blocking (its stderr is a pipe)."""
+    assert proc.stderr is not None
+    os.set_blocking(proc.stderr.fileno(), False)
+    try:
+        return proc.stderr.read() or b""
+    finally:
+        os.set_blocking(proc.stderr.fileno(), True)

@@ -3,6 +3,7 @@ run is marked with an anomaly; the wire limits reach the addon from the process'
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -52,3 +53,123 @@ def test_a_silent_upstream_gets_the_client_a_jsonrpc_error_with_http_504_and_mar
     assert [a.kind for a in rec.anomalies if a.run_id == run.id] == ["upstream-idle-timeout"]
     [exchange] = [x for x in rec.exchanges if x.run_id == run.id]
     assert exchange.status == 504 and not exchange.forwarded
+
+
+def half_body(conn: socket.socket, request: RawRequest, stopping: threading.Event) -> None:
+    conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{"jsonrpc":')
+    stopping.wait(30)  # the rest of the body never comes
+
+
+def sse_then_silence(conn: socket.socket, request: RawRequest, stopping: threading.Event) -> None:
+    progress = json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}})
+    event = f"event: message\r\ndata: {progress}\r\n\r\n".encode()
+    open_event = b'event: message\r\ndata: {"jsonrpc": "2.0", "id": '  # an event the upstream never finishes
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+    conn.sendall(head + b"%x\r\n%s\r\n" % (len(event), event) + b"%x\r\n%s\r\n" % (len(open_event), open_event))
+    stopping.wait(30)
+
+
+def trickle(conn: socket.socket, request: RawRequest, stopping: threading.Event) -> None:
+    if not request.body:
+        return  # a bare connect (the harness probing that the upstream listens)
+    body = json.dumps({"jsonrpc": "2.0", "id": request.message["id"], "result": {"content": []}}).encode()
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body))
+    pieces = [body[: len(body) // 4], body[len(body) // 4 : len(body) // 2], body[len(body) // 2 :]]
+    for piece in pieces:  # three pauses of 0.6 s each: 1.8 s in all, never 1 s of silence
+        if stopping.wait(0.6 * IDLE_S):
+            return
+        conn.sendall(piece)
+
+
+def test_an_upstream_silent_in_the_middle_of_a_json_body_gets_the_client_a_jsonrpc_error_with_http_504(
+    tmp_path: Path, short_idle: None, raw_upstream: Callable[[Respond], RawUpstream]
+):
+    upstream = raw_upstream(half_body)
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url) as capture:
+        run = capture.new_run("half-body", {})
+        began = time.monotonic()
+        with httpx.Client(timeout=httpx.Timeout(10.0)) as client:
+            response = post_rpc(client, run.url, rpc_request(8))
+        waited = time.monotonic() - began
+        assert capture.proxy is not None and capture.proxy.process.poll() is None  # the cut cost the proxy nothing
+    assert response.status_code == 504, response.text
+    error = response.json()
+    assert error["id"] == 8 and error["error"]["code"] == -32001
+    assert "response head, then nothing for 1 s" in error["error"]["message"]
+    assert IDLE_S <= waited < IDLE_S + 5
+    rec = load(tmp_path / "rec.sqlite")
+    assert [a.kind for a in rec.anomalies if a.run_id == run.id] == ["upstream-idle-timeout"]
+    [exchange] = [x for x in rec.exchanges if x.run_id == run.id]
+    assert exchange.status == 504 and not exchange.forwarded
+    [message] = [m for m in rec.messages if m.run_id == run.id and m.direction == "to-client"]
+    assert message.kind == "error" and message.jsonrpc_id == "8"
+
+
+def test_an_sse_stream_that_goes_silent_before_its_response_ends_with_a_jsonrpc_error_event(
+    tmp_path: Path, short_idle: None, raw_upstream: Callable[[Respond], RawUpstream]
+):
+    upstream = raw_upstream(sse_then_silence)
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url) as capture:
+        run = capture.new_run("sse-silent", {})
+        began = time.monotonic()
+        with httpx.Client(timeout=httpx.Timeout(10.0)) as client:
+            response = post_rpc(client, run.url, rpc_request(9))
+        waited = time.monotonic() - began
+    assert response.status_code == 200
+    data = [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")]
+    assert data[0]["method"] == "notifications/progress"
+    assert data[-1]["id"] == 9 and data[-1]["error"]["code"] == -32001, response.text
+    assert len(data) == 2, "the event the upstream left open never reached the client"
+    assert IDLE_S <= waited < IDLE_S + 5
+    rec = load(tmp_path / "rec.sqlite")
+    kinds = [a.kind for a in rec.anomalies if a.run_id == run.id]
+    assert "upstream-idle-timeout" in kinds and "truncated-sse" in kinds
+    [exchange] = [x for x in rec.exchanges if x.run_id == run.id]
+    assert exchange.streamed and exchange.t_end is not None and exchange.error is None
+    errors = [m for m in rec.messages if m.run_id == run.id and m.direction == "to-client" and m.kind == "error"]
+    assert [m.jsonrpc_id for m in errors] == ["9"]
+
+
+def test_an_upstream_that_keeps_sending_is_never_cut_off_however_long_its_body_takes(
+    tmp_path: Path, short_idle: None, raw_upstream: Callable[[Respond], RawUpstream]
+):
+    upstream = raw_upstream(trickle)
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url) as capture:
+        run = capture.new_run("trickle", {})
+        began = time.monotonic()
+        with httpx.Client(timeout=httpx.Timeout(10.0)) as client:
+            response = post_rpc(client, run.url, rpc_request(10))
+        waited = time.monotonic() - began
+    assert response.status_code == 200 and response.json()["id"] == 10
+    assert waited > IDLE_S, "the body should have taken longer than the idle timeout"
+    rec = load(tmp_path / "rec.sqlite")
+    assert [a.kind for a in rec.anomalies if a.run_id == run.id] == []
+
+
+def answer_then_keep_open(conn: socket.socket, request: RawRequest, stopping: threading.Event) -> None:
+    if not request.body:
+        return  # a bare connect (the harness probing that the upstream listens)
+    answer = json.dumps({"jsonrpc": "2.0", "id": request.message["id"], "result": {"content": []}})
+    event = f"event: message\r\ndata: {answer}\r\n\r\n".encode()
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+    conn.sendall(head + b"%x\r\n%s\r\n" % (len(event), event))
+    stopping.wait(30)  # the stream stays open, quiet: it owes the client nothing more
+
+
+def test_a_quiet_sse_stream_that_owes_no_response_is_left_open(
+    tmp_path: Path, short_idle: None, raw_upstream: Callable[[Respond], RawUpstream]
+):
+    upstream = raw_upstream(answer_then_keep_open)
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url) as capture:
+        run = capture.new_run("quiet", {})
+        message = rpc_request(11)
+        with httpx.Client(timeout=httpx.Timeout(3 * IDLE_S)) as client:
+            headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+            with client.stream("POST", run.url, content=json.dumps(message), headers=headers) as response:
+                lines = response.iter_lines()
+                assert any(line.startswith("data:") and '"id": 11' in line for line in lines)
+                with pytest.raises(httpx.ReadTimeout):  # 3 s of quiet: neither an error event nor an end
+                    rest = [line for line in lines if line]
+                    pytest.fail(f"the stream went on or ended: {rest}")
+    rec = load(tmp_path / "rec.sqlite")
+    assert "upstream-idle-timeout" not in [a.kind for a in rec.anomalies if a.run_id == run.id]

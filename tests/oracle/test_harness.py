@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+import shutil
+import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from backchannel.oracle import harness, judge
+from backchannel.recordings import load
 from backchannel.recordings.model import Anomaly, Recording, TerminalChunk
 
 from .reference import REFERENCE, recording
@@ -92,3 +95,27 @@ def test_discovery_candidates_that_fail_are_not_harness_errors_but_a_client_that
 def test_the_readme_check_table_documents_the_harness_result():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert re.search(rf"^\| `{harness.CHECK_ID}` \| every scenario \| MUST \|", readme, re.MULTILINE)
+
+
+def test_a_recording_left_open_by_a_writer_that_died_is_error(tmp_path):
+    """Built on a real file: its -wal (rows a dead writer committed) sits beside it; the same file closed passes."""
+    closed = tmp_path / "closed.sqlite"
+    shutil.copyfile(REFERENCE / "mrtr-provenance-toy-flawed.sqlite", closed)
+    assert not load(closed).left_open and list(harness.harness_problems(load(closed))) == []
+    left = tmp_path / "left.sqlite"
+    shutil.copyfile(closed, left)
+    writer = sqlite3.connect(left)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")  # keep the row in the WAL, as a writer killed mid-capture does
+    writer.execute("INSERT INTO meta(key, value) VALUES ('late', 'row')")
+    writer.commit()
+    copy = tmp_path / "copy.sqlite"  # what the dead writer left: the file and its -wal, no connection
+    shutil.copyfile(left, copy)
+    shutil.copyfile(f"{left}-wal", f"{copy}-wal")
+    writer.close()
+    rec = load(copy)
+    assert rec.left_open and rec.meta.get("late") == "row"  # the committed row is read from the WAL
+    [problem] = harness.harness_problems(rec)
+    assert (problem.status, problem.reason) == ("ERROR", "orchestrator-interrupted")
+    assert "left open" in problem.message
+    assert judge(rec).exit_code == 1
