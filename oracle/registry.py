@@ -12,6 +12,7 @@ import os
 import pkgutil
 import re
 from collections.abc import Callable
+from functools import cache
 from importlib.metadata import entry_points
 from types import ModuleType
 
@@ -69,9 +70,15 @@ def check(
     return register
 
 
+@cache
+def _entry_point_roots() -> tuple[str, ...]:
+    # read once per process: scanning every installed distribution's metadata cost more than judging a recording
+    return tuple(ep.value for ep in entry_points(group=ENTRY_POINT_GROUP))
+
+
 def extra_roots() -> tuple[str, ...]:
     """Package roots of scenarios that are not built in: entry points first, then BACKCHANNEL_SCENARIOS."""
-    roots = [ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)]
+    roots = list(_entry_point_roots())
     roots += [part.strip() for part in os.environ.get(ENV_VAR, "").split(",") if part.strip()]
     return tuple(dict.fromkeys(roots))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -31,6 +31,7 @@ RESPONSE_DEFS = {
     "server/discover": "DiscoverResultResponse",
 }
 RESULT_TYPES = ("complete", "input_required")
+CACHED_TEXT = 64 * 1024  # messages longer than this are validated every time, so the cache's memory stays bounded
 
 
 @cache
@@ -50,15 +51,25 @@ def validator(name: str) -> Draft202012Validator:
     return Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": _defs()})
 
 
+def schema_errors(name: str, payload: Any) -> tuple[tuple[str, str], ...]:
+    """The schema's complaints about `payload` as (path, message) pairs, remembered by its exact JSON text: the
+    same message (a corpus of one client's recordings repeats most of its messages) is validated once per process."""
+    text = json.dumps(payload, ensure_ascii=False)
+    return _errors_of_text(name, text) if len(text) <= CACHED_TEXT else _errors_of_text.__wrapped__(name, text)
+
+
+@lru_cache(maxsize=8192)
+def _errors_of_text(name: str, text: str) -> tuple[tuple[str, str], ...]:
+    payload = json.loads(text)  # decoded from the key itself, so the remembered answer depends on nothing else
+    return tuple(("/".join(map(str, e.absolute_path)), e.message[:160]) for e in validator(name).iter_errors(payload))
+
+
 def request_problems(payload: Any, method: str | None) -> list[str]:
     """What is wrong with a client request, by the schema and by the retry rules the schema leaves loose."""
     name = REQUEST_DEFS.get(method or "")
     if name is None:
         return []
-    problems = [
-        f"{'/'.join(map(str, e.absolute_path)) or '(message)'}: {e.message[:160]}"
-        for e in validator(name).iter_errors(payload)
-    ]
+    problems = [f"{path or '(message)'}: {message}" for path, message in schema_errors(name, payload)]
     params = payload.get("params") if isinstance(payload, dict) else None
     if isinstance(params, dict):
         if "requestState" in params and not isinstance(params["requestState"], str):
@@ -70,8 +81,8 @@ def request_problems(payload: Any, method: str | None) -> list[str]:
             else:
                 for key, answer in answers.items():
                     problems += [
-                        f"params/inputResponses/{key}: {e.message[:160]}"
-                        for e in validator("InputResponses").iter_errors({key: answer})
+                        f"params/inputResponses/{key}: {message}"
+                        for _, message in schema_errors("InputResponses", {key: answer})
                     ]
     return problems
 
@@ -81,7 +92,7 @@ def response_problems(payload: Any, method: str | None) -> list[str]:
     problems: list[str] = []
     name = RESPONSE_DEFS.get(method or "")
     if name is not None and isinstance(payload, dict) and "result" in payload:
-        problems += [e.message[:160] for e in validator(name).iter_errors(payload)]
+        problems += [message for _, message in schema_errors(name, payload)]
     result = payload.get("result") if isinstance(payload, dict) else None
     if isinstance(result, dict):
         kind = result.get("resultType")

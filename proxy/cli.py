@@ -21,6 +21,10 @@ from backchannel.oracle.model import Report
 from backchannel.oracle.registry import ScenarioError
 from backchannel.oracle.render import FORMATS, render
 from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.judging.keep import keep_report
+from backchannel.proxy.replay.command import replay_command
+from backchannel.proxy.replay.session import ReplayError
+from backchannel.proxy.replay.through_proxy import rerun
 from backchannel.proxy.run.capture import MAX_OUTPUT, CaptureError, HarnessBroken
 from backchannel.proxy.run.guard import Interrupted, is_locked
 from backchannel.proxy.run.lab import parse_env
@@ -49,9 +53,22 @@ _MAX_OUTPUT_HELP = "Bytes of the client's stdout and of its stderr kept per run;
 WIRE_DEFAULTS = Limits()
 _MAX_BODY_HELP = "Bytes of each HTTP body the recording keeps per exchange (more is cut, with an anomaly)."
 _MAX_SSE_EVENT_HELP = "Bytes the recording keeps per SSE event and per message text (more is cut, with an anomaly)."
+_REPLAY_HELP = (
+    "Re-run a recording's scenario against a replay of its server side (its runs, plans and checks; --client or"
+    " --target give the client to run, else the recorded one)."
+)
 _IDLE_HELP = "Seconds an upstream may send nothing before the client gets a JSON-RPC error (HTTP 504); 0: never."
 _REDACT_HELP = "Also redact values whose name matches this regular expression (repeatable)."
-USER_ERRORS = (RecordingError, CaptureError, ProxyError, PlanError, CheckError, ScenarioError, OSError)
+USER_ERRORS = (
+    RecordingError,
+    CaptureError,
+    ProxyError,
+    PlanError,
+    CheckError,
+    ScenarioError,
+    ReplayError,
+    OSError,
+)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -271,6 +288,7 @@ def check(
     upstream_idle_timeout: Annotated[
         float, typer.Option(help=_IDLE_HELP, min=0.0)
     ] = WIRE_DEFAULTS.upstream_idle_timeout,
+    replay: Annotated[Path | None, typer.Option(help=_REPLAY_HELP)] = None,
     settings: dict[str, Any] | None = None,
 ) -> None:
     """Run a scenario against a client, record it, and judge it. With no target, the scenario's default target."""
@@ -299,33 +317,106 @@ def check(
             max_output=max_output,
         )
         try:
-            path = chosen.run(options, lambda text: err_console.print(f"· {text}", style="dim", markup=False))
+            if replay is not None:  # the recording's own runs, plans and scenario, its server side replayed
+                path = rerun(
+                    replay,
+                    options.out,
+                    client=options.client,
+                    target=shlex.split(target) if target else None,
+                    timeout=timeout,
+                    stdin=options.stdin,
+                )
+            else:
+                path = chosen.run(options, lambda text: err_console.print(f"· {text}", style="dim", markup=False))
         except (HarnessBroken, Interrupted, KeyboardInterrupt) as exc:  # the recording says why: judge it (ERROR)
             err_console.print(f"backchannel: {exc or type(exc).__name__}; judging what was recorded", markup=False)
             path = options.out
         report = judge(load(path))
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
+    warning = keep_report(path, report)
+    if warning is not None:
+        err_console.print(f"backchannel: {neutralise(warning)}", style="dim", markup=False)
     err_console.print(f"recording: {path}  (re-judge with: backchannel judge {path})", style="dim", markup=False)
     _render_and_exit(report, fmt)
 
 
 app.command("check")(_with_scenario_options(check))
+app.command("replay")(replay_command)
 
 
 @app.command("judge")
 def judge_command(
-    recording: Annotated[Path, typer.Argument(help="A .sqlite recording.")],
-    fmt: Annotated[str, typer.Option("--format", help="Report format: text, json, junit or sarif.")] = "text",
+    recordings: Annotated[
+        list[str], typer.Argument(help="Recordings: .sqlite files, folders (searched for *.sqlite) or globs.")
+    ],
+    fmt: Annotated[
+        str, typer.Option("--format", help="Report format: text, json, junit or sarif (many recordings: text, json).")
+    ] = "text",
+    jobs: Annotated[int, typer.Option(help="Processes judging at once; 0: one per CPU.", min=0)] = 0,
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Show what changed since each recording's stored report.")
+    ] = False,
+    store: Annotated[bool, typer.Option("--store", help="Store today's report in each recording.")] = False,
+    baseline: Annotated[
+        Path | None, typer.Option(help="YAML whose expected-failures lists scenario or scenario:check-id.")
+    ] = None,
+    shard: Annotated[str | None, typer.Option(help="Judge only shard K of N (K/N), the same on every machine.")] = None,
 ) -> None:
-    """Judge a recording offline and print the report, exactly as `check` did when it was made."""
+    """Judge recordings offline: one prints its report exactly as `check` did; many, in parallel, a summary."""
+    from backchannel.proxy.judging import command as judging
+
     if fmt not in FORMATS:
         raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
+    if judging.one_recording(recordings) and not (diff or store or baseline or shard):  # exactly as before
+        try:
+            report = judge(load(recordings[0]))
+        except USER_ERRORS as exc:
+            raise fail(str(exc)) from exc
+        _render_and_exit(report, fmt)
+    if fmt not in judging.CORPUS_FORMATS:
+        raise fail(
+            f"--format {fmt} renders one recording; for many (or with --diff, --store, --baseline, --shard)"
+            f" use {' or '.join(judging.CORPUS_FORMATS)}"
+        )
     try:
-        report = judge(load(recording))
-    except USER_ERRORS as exc:
+        output = judging.judge_many(
+            recordings,
+            fmt=fmt,
+            jobs=jobs or judging.default_jobs(),
+            show_diff=diff,
+            store=store,
+            baseline=baseline,
+            shard_spec=shard,
+            progress=judging.progress_bar(err_console),
+        )
+    except (*USER_ERRORS, *judging.ERRORS) as exc:
         raise fail(str(exc)) from exc
-    _render_and_exit(report, fmt)
+    out_console.file.write(output.text)
+    out_console.file.flush()
+    raise typer.Exit(output.exit_code)
+
+
+@app.command("merge-reports")
+def merge_reports_command(
+    reports: Annotated[list[Path], typer.Argument(help="`judge --format json` outputs (shards or single reports).")],
+    fmt: Annotated[str, typer.Option("--format", help="Output format: json or text.")] = "json",
+    baseline: Annotated[
+        Path | None, typer.Option(help="YAML whose expected-failures lists scenario or scenario:check-id.")
+    ] = None,
+) -> None:
+    """Merge the JSON outputs of several `judge` runs into one document, with the aggregated exit code."""
+    from backchannel.proxy.judging import command as judging
+
+    if fmt not in judging.CORPUS_FORMATS:
+        raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(judging.CORPUS_FORMATS)}")
+    try:
+        output = judging.merge_reports(reports, fmt=fmt, baseline=baseline)
+    except (*USER_ERRORS, *judging.ERRORS) as exc:
+        raise fail(str(exc)) from exc
+    out_console.file.write(output.text)
+    out_console.file.flush()
+    raise typer.Exit(output.exit_code)
 
 
 @app.command("checks")

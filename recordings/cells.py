@@ -10,6 +10,7 @@ import json
 import math
 import sqlite3
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from .errors import RecordingFormatError
@@ -22,6 +23,7 @@ T = TypeVar("T")
 
 JSON_DEPTH = [DEFAULT_LIMITS.max_json_depth]  # the depth limit of the load under way (set by load)
 _INT_RANGE = (-(2**63), 2**63 - 1)
+CACHED_HEADERS = 16 * 1024  # longer header lists are parsed every time, so the cache's memory stays bounded
 
 
 def text(value: Any) -> str | None:
@@ -125,6 +127,19 @@ def rpc_id(value: Any) -> str | None:
 
 
 def headers(value: Any) -> Headers:
+    if isinstance(value, str) and len(value) <= CACHED_HEADERS:
+        return _headers_of_text(value, JSON_DEPTH[0])
+    return _headers(value)
+
+
+@lru_cache(maxsize=4096)
+def _headers_of_text(value: str, depth: int) -> Headers:
+    # exchanges repeat the same header lists: parse and check each distinct text once (the result is immutable,
+    # and a malformed one raises every time: exceptions are not remembered)
+    return _headers(value)
+
+
+def _headers(value: Any) -> Headers:
     pairs = json_value(value, [])
     if not isinstance(pairs, list) or not all(
         isinstance(pair, list) and len(pair) == 2 and all(isinstance(part, str) for part in pair) for pair in pairs

@@ -11,7 +11,7 @@ import shutil
 import sqlite3
 import tempfile
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,9 +130,11 @@ def open_untrusted(path: Path, limits: ReadLimits = DEFAULT_LIMITS) -> Iterator[
     if not path.is_file():
         raise RecordingError(f"{path} is not a regular file; give the path of a .sqlite recording")
     wal = path.with_name(path.name + "-wal")
-    with tempfile.TemporaryDirectory(prefix="backchannel-read-") as private:
+    with ExitStack() as cleanup:
         source = path
         if wal.is_file() and wal.stat().st_size > 0:
+            # a private folder only when needed: making and removing one costs more than reading a small recording
+            private = cleanup.enter_context(tempfile.TemporaryDirectory(prefix="backchannel-read-"))
             source = Path(private) / "copy.sqlite"
             shutil.copyfile(path, source)
             shutil.copyfile(wal, Path(private) / "copy.sqlite-wal")
@@ -153,13 +155,18 @@ def open_untrusted(path: Path, limits: ReadLimits = DEFAULT_LIMITS) -> Iterator[
 
 def check_tables(conn: sqlite3.Connection, path: Path) -> set[str]:
     """Refuse triggers, and any known name that is not a plain table; returns the known tables present."""
+    return set(vetted_columns(conn, path))
+
+
+def vetted_columns(conn: sqlite3.Connection, path: Path) -> dict[str, frozenset[str]]:
+    """`check_tables`, returning each known table present with its columns (read once, reused by the reader)."""
     found = list(conn.execute("SELECT type, name, coalesce(sql, '') FROM sqlite_master"))
     triggers = [str(name) for kind, name, _ in found if kind == "trigger"]
     if triggers:
         raise RecordingFormatError(
             f"{path} carries triggers ({', '.join(sorted(triggers))}); a recording has none, refusing to read it"
         )
-    present: set[str] = set()
+    present: dict[str, frozenset[str]] = {}
     for kind, name, sql in found:
         if name not in KNOWN_COLUMNS:
             continue
@@ -168,29 +175,35 @@ def check_tables(conn: sqlite3.Connection, path: Path) -> set[str]:
                 f"{path}: {name} is a {'virtual table' if kind == 'table' else kind}, not a table; "
                 "refusing to read it (a recording holds only plain tables)"
             )
-        generated = [str(col[1]) for col in conn.execute(f"PRAGMA table_xinfo({name})") if col[6] not in (0, 1)]
+        columns = list(conn.execute(f"PRAGMA table_xinfo({name})"))
+        generated = [str(col[1]) for col in columns if col[6] not in (0, 1)]
         if generated:
             raise RecordingFormatError(f"{path}: table {name} has computed columns ({', '.join(generated)}); refusing")
-        present.add(str(name))
+        present[str(name)] = frozenset(str(col[1]) for col in columns if col[6] == 0)
     return present
 
 
-def check_sizes(conn: sqlite3.Connection, path: Path, tables: set[str], limits: ReadLimits) -> None:
+def check_sizes(
+    conn: sqlite3.Connection,
+    path: Path,
+    tables: set[str],
+    limits: ReadLimits,
+    columns: Mapping[str, frozenset[str]] | None = None,
+) -> None:
     """Count rows and measure cells before reading any: over a limit is an error naming the table and column."""
     total = 0
     for table in sorted(tables):
-        rows = conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT ?)", [limits.max_rows + 1]).fetchone()
-        if rows[0] > limits.max_rows:
+        present = columns[table] if columns is not None else _columns(conn, table)
+        wanted = [c for c in KNOWN_COLUMNS[table] if c in present]
+        sizes = "".join(f", max(length({c})), total(length({c}))" for c in wanted)
+        # one scan per table: the row count and every cell's size together (the size scan read every row anyway)
+        measured = conn.execute(f"SELECT count(*){sizes} FROM {table}").fetchone()
+        if measured[0] > limits.max_rows:
             raise RecordingFormatError(
                 f"{path}: table {table} has more than {limits.max_rows} rows; the reader's limit is {limits.max_rows}"
             )
-        columns = [c for c in KNOWN_COLUMNS[table] if c in _columns(conn, table)]
-        if not columns:
-            continue
-        sizes = ", ".join(f"max(length({c})), total(length({c}))" for c in columns)
-        measured = conn.execute(f"SELECT {sizes} FROM {table}").fetchone()
-        for i, column in enumerate(columns):
-            biggest, summed = measured[2 * i] or 0, measured[2 * i + 1] or 0
+        for i, column in enumerate(wanted):
+            biggest, summed = measured[1 + 2 * i] or 0, measured[2 + 2 * i] or 0
             if biggest > limits.max_value_bytes:
                 raise RecordingFormatError(
                     f"{path}: column {table}.{column} holds a value of {biggest} bytes; "

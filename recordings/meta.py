@@ -102,4 +102,9 @@ class Redactions:
         return f"redacted by {self.source}: " + (", ".join(parts) if parts else "nothing")
 
 
+# meta `stored_report` and `stored_report_oracle_version`: the JSON report a recording was judged to and the oracle
+# version that judged it (written and read by reports.py, through a checked copy; never by the proxy)
+STORED_REPORT_KEY = "stored_report"
+STORED_REPORT_VERSION_KEY = "stored_report_oracle_version"
+
 MetaValue = ProbeOptions | Discovery | UrlServers | Invocation | ProxyStartup | Redactions

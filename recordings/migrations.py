@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from sqlite_utils import Database, Migrations
 
 MIGRATION_SET = "backchannel"
@@ -64,9 +66,15 @@ def m002_url_hits(db: Database) -> None:
 
 def known_migrations() -> list[str]:
     """Every migration this tool knows, in order: the recording format versions it can write or upgrade to."""
+    return list(_known(migrations))
+
+
+@cache
+def _known(of: Migrations) -> tuple[str, ...]:
+    # a set's names are fixed once its module is imported; asking an empty database on every load cost a connection
     empty = Database(memory=True)
     try:
-        return [m.name for m in migrations.pending(empty)]
+        return tuple(m.name for m in of.pending(empty))
     finally:
         empty.close()
 

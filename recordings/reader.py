@@ -14,10 +14,10 @@ from .guard import (
     KNOWN_COLUMNS,
     ReadLimits,
     check_sizes,
-    check_tables,
     lenient_text,
     open_untrusted,
     tighten,
+    vetted_columns,
 )
 from .migrations import FORMAT_MARKER, MIGRATION_SET, known_migrations
 from .model import (
@@ -79,12 +79,20 @@ def check_format(conn: sqlite3.Connection, path: Path) -> str:
     return applied[-1]
 
 
-def _rows(conn: sqlite3.Connection, table: str) -> list[sqlite3.Row]:
+def _rows(conn: sqlite3.Connection, table: str, present: frozenset[str] = frozenset()) -> list[sqlite3.Row]:
     conn.row_factory = sqlite3.Row
-    present = {str(col[1]) for col in conn.execute(f"PRAGMA table_info({table})")}
     # only the known columns, by name: a missing one reads as NULL and is judged by the row's own checks
     columns = ", ".join(c if c in present else f"NULL AS {c}" for c in KNOWN_COLUMNS[table])
-    return list(conn.execute(f"SELECT {columns} FROM {table} ORDER BY {'ordinal' if table == 'runs' else 'seq'}"))
+    query = f"SELECT {columns} FROM {table} ORDER BY {'ordinal' if table == 'runs' else 'seq'}"
+    try:
+        conn.text_factory = str  # decoded in C: valid UTF-8 reads the same as through lenient_text, much faster
+        return list(conn.execute(query))
+    except sqlite3.OperationalError as exc:
+        if "decode" not in str(exc):
+            raise
+    finally:
+        conn.text_factory = lenient_text
+    return list(conn.execute(query))  # a cell is not valid UTF-8: read the table again, leniently, as always
 
 
 def _run(r: sqlite3.Row) -> Run:
@@ -179,9 +187,10 @@ def load(path: str | Path, limits: ReadLimits = DEFAULT_LIMITS) -> Recording:
 
 
 def _load(conn: sqlite3.Connection, target: Path, limits: ReadLimits) -> Recording:
-    tables = check_tables(conn, target)
+    columns = vetted_columns(conn, target)  # each table's columns, read once for the checks and the reads below
+    tables = set(columns)
     version = check_format(conn, target)
-    check_sizes(conn, target, tables, limits)
+    check_sizes(conn, target, tables, limits, columns)
     tighten(conn, limits)
     conn.row_factory = sqlite3.Row
     entries = c.build(
@@ -194,12 +203,12 @@ def _load(conn: sqlite3.Connection, target: Path, limits: ReadLimits) -> Recordi
         path=str(target),
         meta=meta,
         format_version=version,
-        runs=c.build("runs", _rows(conn, "runs"), _run),
-        exchanges=c.build("exchanges", _rows(conn, "exchanges"), _exchange),
-        messages=c.build("messages", _rows(conn, "messages"), _message),
+        runs=c.build("runs", _rows(conn, "runs", columns.get("runs", frozenset())), _run),
+        exchanges=c.build("exchanges", _rows(conn, "exchanges", columns.get("exchanges", frozenset())), _exchange),
+        messages=c.build("messages", _rows(conn, "messages", columns.get("messages", frozenset())), _message),
         sse_events=c.build(
             "sse_events",
-            _rows(conn, "sse_events"),
+            _rows(conn, "sse_events", columns.get("sse_events", frozenset())),
             lambda r: SseEvent(
                 seq=c.required_integer(r["seq"]),
                 run_id=c.text(r["run_id"]),
@@ -214,7 +223,7 @@ def _load(conn: sqlite3.Connection, target: Path, limits: ReadLimits) -> Recordi
         ),
         terminal=c.build(
             "terminal",
-            _rows(conn, "terminal"),
+            _rows(conn, "terminal", columns.get("terminal", frozenset())),
             lambda r: TerminalChunk(
                 seq=c.required_integer(r["seq"]),
                 run_id=c.required_text(r["run_id"]),
@@ -226,7 +235,7 @@ def _load(conn: sqlite3.Connection, target: Path, limits: ReadLimits) -> Recordi
         ),
         files=c.build(
             "files",
-            _rows(conn, "files"),
+            _rows(conn, "files", columns.get("files", frozenset())),
             lambda r: LabFile(
                 seq=c.required_integer(r["seq"]),
                 run_id=c.required_text(r["run_id"]),
@@ -238,7 +247,7 @@ def _load(conn: sqlite3.Connection, target: Path, limits: ReadLimits) -> Recordi
         ),
         anomalies=c.build(
             "anomalies",
-            _rows(conn, "anomalies"),
+            _rows(conn, "anomalies", columns.get("anomalies", frozenset())),
             lambda r: Anomaly(
                 seq=c.required_integer(r["seq"]),
                 run_id=c.text(r["run_id"]),
@@ -250,7 +259,7 @@ def _load(conn: sqlite3.Connection, target: Path, limits: ReadLimits) -> Recordi
         ),
         url_hits=c.build(
             "url_hits",
-            _rows(conn, "url_hits"),
+            _rows(conn, "url_hits", columns.get("url_hits", frozenset())),
             lambda r: UrlHit(
                 seq=c.required_integer(r["seq"]),
                 run_id=c.text(r["run_id"]),

@@ -10,7 +10,9 @@ import typer.main
 
 from backchannel.addons.mutations import kinds
 from backchannel.addons.plan import parse_plan
+from backchannel.oracle import all_checks
 from backchannel.proxy.cli import app
+from backchannel.proxy.judging.baseline import load_baseline
 
 ROOT = Path(__file__).resolve().parent.parent
 ROW = re.compile(r"^\| `backchannel ([a-z-]+)([^`]*)` \|", re.MULTILINE)
@@ -48,3 +50,14 @@ def test_the_readme_plan_example_parses_and_names_every_mutation_kind():
     assert {m.kind for m in plan.mutations} == set(kinds())
     table = set(re.findall(r"^\| `([a-z-]+)` \| ", block[: block.index("## The recording")], re.MULTILINE))
     assert table == set(kinds())
+
+
+def test_the_readme_baseline_example_loads_and_names_only_real_scenarios_and_checks(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme[readme.index("```yaml") + len("```yaml") : readme.index("```", readme.index("```yaml") + 7)]
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text(block, encoding="utf-8")
+    entries = load_baseline(baseline)
+    checks = all_checks().values()
+    known = {c.scenario for c in checks} | {f"{c.scenario}:{c.id}" for c in checks}
+    assert entries and set(entries) <= known

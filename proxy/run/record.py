@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.judging.keep import keep_report
 from backchannel.proxy.run.capture import MAX_OUTPUT, Capture
 from backchannel.proxy.timeline import ARROWS, safe, summary
 from backchannel.recordings import load
@@ -48,6 +49,9 @@ def record_command(
         run = capture.new_run("record", plan, scenario=None if upstream else scenario, argv=argv)
         console.print(f"run {run.id}: {run.url}", markup=False, style="dim")
         result = capture.run_client(run, argv, timeout=timeout, keep_lab=keep_lab)
+    warning = keep_report(out)
+    if warning is not None:
+        console.print(f"backchannel: {safe(warning)}", style="dim", markup=False)
     messages = len(load(out).messages)
     return RecordResult(result.exit_code, result.outcome, messages, result.detail)
 
@@ -72,4 +76,7 @@ def record_live(
                 time.sleep(0.1)  # a display refresh, not a wait for an event
         except KeyboardInterrupt:
             capture.end_run(run, outcome="live-stopped")
+    warning = keep_report(out)
+    if warning is not None:
+        console.print(f"backchannel: {safe(warning)}", style="dim", markup=False)
     console.print(f"Closed {out}. See: backchannel show {out}", markup=False)

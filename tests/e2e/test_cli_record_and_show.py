@@ -15,7 +15,10 @@ import pytest
 from mitmproxy import http  # noqa: F401  (importing it registers the http flow type for Flow.from_state)
 from mitmproxy.flow import Flow
 
+from backchannel.oracle import ORACLE_VERSION, judge
+from backchannel.oracle.render import render
 from backchannel.recordings import load
+from backchannel.recordings.reports import stored_report
 from tests.e2e.conftest import REPO_TEXT, TOOL
 from tests.factories import new_recording
 
@@ -82,6 +85,9 @@ def test_record_runs_the_sdk_client_through_the_proxy_and_show_prints_its_calls_
     stdout = rec.terminal_bytes(run.id, "stdout").decode()
     assert stdout == f"result {TOOL}: {REPO_TEXT}\n"
     assert not Path(f"{out}-wal").exists(), "record finalises the file"
+    kept = stored_report(rec)  # the report it judges to now travels with it, for `judge --diff` later
+    assert kept is not None and kept.oracle_version == ORACLE_VERSION
+    assert kept.document == json.loads(render(judge(rec), "json"))
 
     shown = _cli("show", out)
     assert shown.returncode == 0, shown.stderr

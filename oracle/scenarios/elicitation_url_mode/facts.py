@@ -63,6 +63,10 @@ def contract_run(rec: Recording) -> Run | None:
 def rounds(rec: Recording, run: Run, tool: str) -> list[Round]:
     """Every tools/call for `tool`, in order, each with the response that ended its exchange."""
     messages = list(rec.messages_in(run.id))
+    answers: dict[tuple[str | None, str | None], Message] = {}  # the first answer per flow and id, in order
+    for m in messages:
+        if m.direction == "to-client" and m.kind in ("response", "error"):
+            answers.setdefault((m.flow_id, m.jsonrpc_id), m)
     out = []
     for message in messages:
         if message.direction != "to-server" or message.method != "tools/call" or message.kind != "request":
@@ -71,18 +75,7 @@ def rounds(rec: Recording, run: Run, tool: str) -> list[Round]:
         params = payload.get("params") if isinstance(payload, dict) else None
         if not isinstance(params, dict) or params.get("name") != tool:
             continue
-        answer = next(
-            (
-                m
-                for m in messages
-                if m.flow_id == message.flow_id
-                and m.direction == "to-client"
-                and m.kind in ("response", "error")
-                and m.jsonrpc_id == message.jsonrpc_id
-            ),
-            None,
-        )
-        out.append(Round(message, answer))
+        out.append(Round(message, answers.get((message.flow_id, message.jsonrpc_id))))
     return out
 
 

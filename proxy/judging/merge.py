@@ -1,0 +1,74 @@
+"""`backchannel merge-reports FILE...`: the `--format json` outputs of several `judge` runs (shards of a corpus, or
+single reports) as one corpus document. The files come from anywhere: each is checked for shape before use."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .corpus import KIND
+
+MAX_BYTES = 512 * 1024 * 1024
+
+
+class MergeError(ValueError):
+    """A file that is not a judge JSON output; the message names it and says what is wrong, on one line."""
+
+
+def _is_count_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, int) and not isinstance(v, bool) for v in value.values())
+
+
+def _check_report(report: Any, where: str) -> dict[str, Any]:
+    if not isinstance(report, dict) or report.get("tool") != "backchannel":
+        raise MergeError(f"{where} is not a backchannel report")
+    if not isinstance(report.get("results"), list) or not all(isinstance(r, dict) for r in report["results"]):
+        raise MergeError(f"{where}: its results are not a list of objects")
+    if not _is_count_map(report.get("summary")) or report.get("exit_code") not in (0, 1):
+        raise MergeError(f"{where}: its summary or exit code is malformed")
+    return report
+
+
+def _check_entry(item: Any, where: str) -> dict[str, Any]:
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        raise MergeError(f"{where} has no name")
+    if "report" in item:
+        _check_report(item["report"], f"{where} ({item['name'][:80]})")
+    elif not isinstance(item.get("error"), str):
+        raise MergeError(f"{where} ({item['name'][:80]}) has neither a report nor an error")
+    if "error" in item and not isinstance(item["error"], str):
+        raise MergeError(f"{where} ({item['name'][:80]}): its error is not text")
+    return {key: item[key] for key in ("name", "report", "error") if key in item}  # nothing else is carried over
+
+
+def read_entries(path: Path) -> list[dict[str, Any]]:
+    """The recordings one judge output holds: a corpus document's entries, or one report as one entry."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise MergeError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    if len(raw) > MAX_BYTES:
+        raise MergeError(f"{path} is larger than {MAX_BYTES} bytes; refusing it")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise MergeError(f"{path} is not JSON ({type(exc).__name__}: {str(exc)[:120]})") from exc
+    if isinstance(data, dict) and data.get("kind") == KIND:
+        entries = data.get("recordings")
+        if not isinstance(entries, list):
+            raise MergeError(f"{path}: its recordings are not a list")
+        return [_check_entry(item, f"{path} entry {i}") for i, item in enumerate(entries, 1)]
+    report = _check_report(data, str(path))
+    recording = report.get("recording")
+    name = recording.get("file") if isinstance(recording, dict) else None
+    return [{"name": name if isinstance(name, str) else path.name, "report": report}]
+
+
+def merge(paths: list[Path]) -> list[dict[str, Any]]:
+    """Every entry of every file, in the order given."""
+    out: list[dict[str, Any]] = []
+    for path in paths:
+        out += read_entries(path)
+    return out

@@ -1,0 +1,1 @@
+"""Replaying the server side of a recorded run to a live client, and recording that replay through the proxy."""

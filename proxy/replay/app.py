@@ -1,0 +1,234 @@
+"""The replay server: an ASGI app answering each request with the recorded reply it matches, served by uvicorn
+on 127.0.0.1 in a background thread (as the scripted endpoint is).
+
+`/r/<run id>/...` serves that run; every other path serves the default run. Nothing is added that the recording
+does not hold: uvicorn's own `date` and `server` headers are off, and only the framing (content length or
+chunking) is recomputed, because the id swap may change a body's length.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import socket
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+
+from backchannel.proxy.replay.live_id import sse_with_live_id, with_live_id
+from backchannel.proxy.replay.matchers import RequestView
+from backchannel.proxy.replay.script import Ledger, Miss, Served
+
+STARTUP_TIMEOUT_S = 10.0
+STOP_TIMEOUT_S = 5.0
+MAX_REQUEST_BYTES = 16 * 1024 * 1024
+NO_MATCH = -32600  # invalid request: the replay has nothing recorded for it
+AnomalySink = Callable[[str, str, str], None]  # (run id, kind, detail)
+
+Scope = dict[str, Any]
+Receive = Callable[[], Any]
+Send = Callable[[dict[str, Any]], Any]
+
+
+@dataclass
+class ReplayApp:
+    ledgers: Mapping[str, Ledger]
+    default_run: str
+    speed: float = 1.0
+    on_anomaly: AnomalySink | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        run_id = self._run_of(str(scope.get("path", "")))
+        body = await _read_body(receive)
+        live = RequestView.parse(str(scope.get("method", "POST")), body)
+        outcome = self.ledgers[run_id].take(live)
+        if isinstance(outcome, Miss):
+            await self._no_match(run_id, live, outcome, send)
+            return
+        self._report(run_id, live, outcome)
+        if outcome.entry.reply.status is None:
+            why = outcome.entry.reply.error or "no servable status"
+            self._anomaly(
+                run_id, "replay-no-response", f"recorded exchange #{outcome.entry.seq} had no response: {why}"
+            )
+        await self._serve(live, outcome, send)
+
+    def _run_of(self, path: str) -> str:
+        parts = path.split("/")
+        if len(parts) > 2 and parts[1] == "r" and parts[2] in self.ledgers:
+            return parts[2]
+        return self.default_run
+
+    def _anomaly(self, run_id: str, kind: str, detail: str) -> None:
+        if self.on_anomaly is not None:
+            self.on_anomaly(run_id, kind, detail)
+
+    def _report(self, run_id: str, live: RequestView, served: Served) -> None:
+        if served.reported:
+            fields = ", ".join(served.reported)
+            answered = f"{live.describe()} answered with recorded exchange #{served.entry.seq}"
+            detail = f"{answered}; inputResponses differ: {fields}"
+            self._anomaly(run_id, "replay-input-responses-differ", detail)
+
+    async def _no_match(self, run_id: str, live: RequestView, miss: Miss, send: Send) -> None:
+        message = miss.message(live)
+        self._anomaly(run_id, "replay-no-match", message)
+        ids = live.rpc_ids
+        rpc_id = ids[0] if len(ids) == 1 else None
+        data = {"closestExchange": miss.closest.seq if miss.closest else None, "differingFields": list(miss.differing)}
+        error = {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": NO_MATCH, "message": message, "data": data}}
+        payload = json.dumps(error).encode()
+        status = 200 if rpc_id is not None else 400  # a notification cannot carry an answer; say so in HTTP
+        await _head(send, status, (("content-type", "application/json"),), len(payload))
+        await send({"type": "http.response.body", "body": payload})
+
+    async def _serve(self, live: RequestView, served: Served, send: Send) -> None:
+        reply = served.entry.reply
+        recorded_ids, live_ids = served.entry.request.rpc_ids, live.rpc_ids
+        recorded_id = recorded_ids[0] if len(recorded_ids) == 1 else None
+        live_id = live_ids[0] if len(live_ids) == 1 else None
+        await self._wait(reply.head_delay)
+        if reply.status is None:  # no response was recorded: 502 and no body is the nearest HTTP can say
+            await _head(send, 502, (), 0)
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if reply.items is None:
+            body = with_live_id(reply.body, recorded_id, live_id)
+            await _head(send, reply.status, reply.headers, len(body))
+            await send({"type": "http.response.body", "body": body})
+            return
+        await _head(send, reply.status, reply.headers, None)
+        for item in reply.items:
+            await self._wait(item.delay)
+            chunk = sse_with_live_id(item.raw, recorded_id, live_id)
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def _wait(self, seconds: float) -> None:
+        if self.speed > 0 and seconds > 0:
+            await asyncio.sleep(seconds / self.speed)
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size <= MAX_REQUEST_BYTES:  # past it the request is matched on what fits, and so differs
+            chunks.append(chunk)
+        if not message.get("more_body"):
+            break
+    return b"".join(chunks)
+
+
+async def _head(send: Send, status: int, headers: tuple[tuple[str, str], ...], length: int | None) -> None:
+    raw = [(k.lower().encode("latin-1", "replace"), v.encode("latin-1", "replace")) for k, v in headers]
+    if length is not None:
+        raw.append((b"content-length", str(length).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+
+
+class _Server(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        self.ready.set()
+
+
+class RunningReplay:
+    """A replay serving in the background; stop it with `stop()` or by leaving the `with` block."""
+
+    def __init__(self, app: ReplayApp, server: _Server, thread: threading.Thread, port: int) -> None:
+        self.app = app
+        self._server = server
+        self._thread = thread
+        self.port = port
+        self.base_url = f"http://127.0.0.1:{port}"
+        self.url = f"{self.base_url}/mcp"
+
+    def run_url(self, run_id: str) -> str:
+        return f"{self.base_url}/r/{run_id}/mcp"
+
+    def stop(self, timeout: float = STOP_TIMEOUT_S) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout / 2)
+        if self._thread.is_alive():  # a stream mid-wait would keep a graceful shutdown waiting
+            self._server.force_exit = True
+            self._thread.join(timeout / 2)
+        if self._thread.is_alive():
+            raise TimeoutError(f"replay on port {self.port} did not stop within {timeout} s")
+
+    def __enter__(self) -> RunningReplay:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def start_replay(app: ReplayApp, host: str = "127.0.0.1", port: int = 0) -> RunningReplay:
+    """Serve `app` on loopback (port 0 picks a free one) and return once it accepts connections.
+
+    Raises:
+        ValueError: `host` is not an IPv4 loopback address.
+        OSError: the port is taken.
+        TimeoutError: it did not start within STARTUP_TIMEOUT_S.
+    """
+    try:
+        loopback = ipaddress.IPv4Address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise ValueError(f"the replay binds IPv4 loopback only (e.g. 127.0.0.1), not {host!r}")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP proto: see endpoint/server.py
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    bound: int = sock.getsockname()[1]
+    config = uvicorn.Config(
+        app,
+        loop="asyncio",
+        http="h11",
+        lifespan="off",
+        log_config=None,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        date_header=False,
+        timeout_graceful_shutdown=1,
+    )
+    server = _Server(config)
+    thread = threading.Thread(target=_serve, args=(server, sock), name=f"backchannel-replay-{bound}", daemon=True)
+    thread.start()
+    if not server.ready.wait(STARTUP_TIMEOUT_S) or not server.started:
+        server.should_exit = True
+        thread.join(STOP_TIMEOUT_S)
+        raise TimeoutError(f"replay on port {bound} did not start within {STARTUP_TIMEOUT_S} s")
+    return RunningReplay(app, server, thread, bound)
+
+
+def _serve(server: _Server, sock: socket.socket) -> None:
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+        server.ready.set()  # wakes start_replay even when startup failed

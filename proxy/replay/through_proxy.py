@@ -1,0 +1,214 @@
+"""A replay recorded through the proxy: the replay stands in for the original server (its upstream side), and a
+new Capture re-applies each run's recorded plan in front of it, so the new recording holds what the old one did.
+
+`rerun` is what `check --replay FILE` calls: every recorded run again, its client re-run (the recorded argv with the
+run's URL swapped, or the client or target given), a planted witness request re-sent as the harness sent it.
+"""
+
+from __future__ import annotations
+
+import http.client
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from backchannel.proxy.replay.app import RunningReplay
+from backchannel.proxy.replay.session import ReplayError, load_recording, serve
+from backchannel.proxy.replay.url_hits import HitRecorder
+from backchannel.proxy.run.capture import Capture, CaptureError, RunHandle
+from backchannel.recordings.meta import MetaValue
+from backchannel.recordings.model import Recording, Run
+from backchannel.recordings.rows import AnomalyRow, FileRow
+from backchannel.recordings.shapes import Discovery, Invocation, ProbeOptions, UrlServers
+
+WITNESS_TIMEOUT_S = 10.0
+
+
+@dataclass
+class ProxiedReplay:
+    capture: Capture
+    replay: RunningReplay
+    handles: dict[str, RunHandle] = field(default_factory=dict)  # recorded run id -> its run in the new recording
+    url_servers: list[HitRecorder] = field(default_factory=list)
+
+    def attribute_url_hits(self, run_id: str) -> None:
+        """Hits on the URL servers from now on belong to this (recorded) run's new run."""
+        for server in self.url_servers:
+            server.run_id = self.handles[run_id].id
+
+
+@contextmanager
+def proxied_replay(
+    rec: Recording, out: Path, *, speed: float = 1.0, allow_repeats: bool = False
+) -> Iterator[ProxiedReplay]:
+    """Serve the upstream side of every run behind a new proxy recording into `out`: one new run per recorded run,
+    in order, with its plan, scenario and facts, and the scenario's meta. The replay's anomalies go into `out`."""
+    handles: dict[str, RunHandle] = {}
+    capture_box: list[Capture] = []
+
+    def note(run_id: str, kind: str, detail: str) -> None:
+        handle = handles.get(run_id)
+        if capture_box and capture_box[0].writer is not None:
+            row = AnomalyRow(kind=kind, detail=detail, run_id=handle.id if handle else None, t=time.time())
+            capture_box[0].writer.insert(row)
+
+    served = [r for r in rec.runs if any(True for _ in rec.exchanges_in(r.id))]
+    if not served:
+        raise ReplayError(f"{rec.path} has no run with recorded exchanges: nothing to replay")
+    replay = serve(rec, served[0], side="upstream", speed=speed, allow_repeats=allow_repeats, on_anomaly=note)
+    try:
+        with Capture(
+            out, upstream=replay.url, nonce=rec.info.nonce, scenario=rec.info.scenario, meta=scenario_meta(rec)
+        ) as capture:
+            capture_box.append(capture)
+            for run in rec.runs:  # every run, in order: a check may read a run no request reached
+                handles[run.id] = capture.new_run(
+                    run.name,
+                    dict(run.plan),
+                    scenario=run.scenario,
+                    upstream=replay.run_url(run.id),
+                    facts=run.detail.facts,
+                )
+            proxied = ProxiedReplay(capture, replay, handles)
+            with ExitStack() as servers:
+                for server in _url_servers(rec, capture):
+                    servers.callback(server.stop)
+                    proxied.url_servers.append(server)
+                yield proxied
+    except CaptureError as exc:
+        raise ReplayError(str(exc)) from exc
+    finally:
+        replay.stop()
+
+
+def _url_servers(rec: Recording, capture: Capture) -> Iterator[HitRecorder]:
+    """A hit recorder on each recorded URL server's port; a port now taken is an anomaly, not a failure."""
+    recorded = UrlServers.read(rec.meta)
+    assert capture.writer is not None
+    writer = capture.writer
+    for name, port in sorted(recorded.ports.items()) if recorded else ():
+        try:
+            yield HitRecorder(name, port, writer.insert)
+        except OSError as exc:
+            detail = f"URL server {name!r} cannot listen on its recorded port {port} ({exc}): its hits go unrecorded"
+            writer.insert(AnomalyRow(kind="replay-url-server-unavailable", detail=detail, t=time.time()))
+
+
+def scenario_meta(rec: Recording) -> list[MetaValue]:
+    """What the recording says about its scenario (options, discovery, invocation, URL servers), carried over:
+    the checks read it, and the replay did not change it."""
+    found: list[MetaValue | None] = [kind.read(rec.meta) for kind in _SCENARIO_META]
+    return [value for value in found if value is not None]
+
+
+_SCENARIO_META = (ProbeOptions, Discovery, UrlServers, Invocation)
+
+
+def client_template(run: Run) -> list[str] | None:
+    """The run's recorded argv with its URL put back as `{url}`; None for a run no client made (planted)."""
+    if run.client_argv is None:
+        return None
+    marker = f"/r/{run.id}/"
+    return [part if marker not in part and part != run.detail.url else "{url}" for part in run.client_argv]
+
+
+def _send_planted(rec: Recording, run: Run, url: str) -> None:
+    """Re-send what the harness sent on a planted run (the ledger witness), byte for byte, to the new run's URL."""
+    for exchange in sorted(rec.exchanges_in(run.id), key=lambda x: x.seq):
+        headers = {k: v for k, v in exchange.request_headers if k.lower() not in ("host", "content-length")}
+        request = urllib.request.Request(url, data=exchange.request_body or None, method=exchange.method or "POST")
+        for key, value in headers.items():
+            request.add_header(key, value)
+        try:
+            with urllib.request.urlopen(request, timeout=WITNESS_TIMEOUT_S) as response:
+                response.read()
+        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException):
+            pass  # what came back (or did not) is in the new recording; the oracle judges it
+
+
+def _copy_planted_files(capture: Capture, rec: Recording, run: Run, handle: RunHandle) -> None:
+    """A run's files as recorded: a planted run's are the harness's own (the marker witness), not a client's."""
+    assert capture.writer is not None
+    for found in (f for f in rec.files if f.run_id == run.id):
+        row = FileRow(run_id=handle.id, path=found.path, size=found.size, data=found.data, truncated=found.truncated)
+        capture.writer.insert(row)
+
+
+def _copy_ended_run(capture: Capture, rec: Recording, run: Run, handle: RunHandle) -> None:
+    """A run that never reached the server, as it was recorded: its output, its files and how it ended."""
+    for chunk in sorted(rec.terminal, key=lambda c: (c.stream, c.offset)):
+        if chunk.run_id == run.id:
+            capture.record_output(handle.id, chunk.stream, chunk.data)
+    _copy_planted_files(capture, rec, run, handle)
+    capture.end_run(handle, exit_code=run.exit_code, outcome=run.outcome or "ended", note=run.detail.note or "")
+
+
+@dataclass(frozen=True)
+class Invocations:
+    """How `rerun` invokes each recorded client run again: as recorded, with a new `client` (an argv with
+    `{url}`), or with a new `target` in place of the recorded one (`check --target`), help probes included."""
+
+    client: Sequence[str] | None = None
+    target: Sequence[str] | None = None
+    recorded_target: Sequence[str] | None = None
+
+    def argv(self, run: Run) -> list[str] | None:
+        """The argv to run; None to carry the run over as recorded (a help probe, with only `client` given)."""
+        template = client_template(run) or []
+        old = list(self.recorded_target or ())
+        if self.target is not None and old and template[: len(old)] == old:
+            return [*self.target, *template[len(old) :]]
+        if self.client is not None:
+            return list(self.client) if "{url}" in template else None
+        return template
+
+
+def rerun(
+    file: Path,
+    out: Path,
+    *,
+    client: Sequence[str] | None = None,
+    target: Sequence[str] | None = None,
+    timeout: float = 30.0,
+    speed: float = 0.0,
+    stdin: bytes | None = None,
+    allow_repeats: bool = True,
+) -> Path:
+    """Re-run a recorded scenario against a replay of its server side, into a new recording at `out`.
+
+    Every recorded run is run again, in order: a client run with the argv `Invocations` gives (`client`, an argv
+    with `{url}`; or `target` in place of the recorded target; or else the recorded argv, its URL swapped), or, for a
+    planted run, the harness's requests re-sent. With only `client`, a run whose argv never named its URL (a
+    discovery help probe) is carried over as recorded. `stdin` defaults to the recorded `--stdin`. Recorded waits
+    are scaled by `speed` (0: none); a reply may be served again (`allow_repeats`), as a live server would answer a
+    repeated call. Returns `out`, ready for `judge`.
+
+    Raises:
+        ReplayError: the file is unreadable, holds nothing to replay, or the capture could not start.
+    """
+    rec = load_recording(file)
+    options = ProbeOptions.read(rec.meta)
+    invocations = Invocations(client, target, options.target if options else None)
+    if stdin is None and options is not None and options.stdin is not None:
+        stdin = options.stdin.encode("utf-8")
+    with proxied_replay(rec, out, speed=speed, allow_repeats=allow_repeats) as proxied:
+        for run in rec.runs:
+            handle = proxied.handles[run.id]
+            proxied.attribute_url_hits(run.id)
+            if run.client_argv is None:
+                _send_planted(rec, run, handle.url)
+                _copy_planted_files(proxied.capture, rec, run, handle)
+                if run.detail.planted_id is not None:
+                    proxied.capture.note_run(handle, planted_id=run.detail.planted_id)
+                proxied.capture.end_run(handle, outcome=run.outcome or "planted")
+                continue
+            argv = invocations.argv(run)
+            if argv is None:
+                _copy_ended_run(proxied.capture, rec, run, handle)
+            else:
+                proxied.capture.run_client(handle, argv, timeout=timeout, stdin=stdin)
+    return out

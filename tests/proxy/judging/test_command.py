@@ -1,0 +1,93 @@
+"""`backchannel judge PATH...`: files, folders and globs judged in parallel, one summary, one JSON document, one
+exit code; one file exactly as before."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from tests.proxy.judging.conftest import FLAWED, PASSING, REFERENCE, as_json, copy_in, run_cli
+
+
+def test_one_file_prints_exactly_the_report_it_always_did(tmp_path: Path) -> None:
+    [path] = copy_in(tmp_path, FLAWED)
+    done = run_cli("judge", path, "--format", "json")
+    assert done.returncode == 1
+    assert done.stdout == (REFERENCE / f"{FLAWED}.expected.json").read_text(encoding="utf-8")
+
+
+def test_a_folder_is_judged_recursively_into_one_document_holding_every_report(corpus: Path) -> None:
+    done = run_cli("judge", corpus, "--format", "json", "--jobs", "2")
+    doc = as_json(done)
+    names = sorted(Path(item["name"]).name for item in doc["recordings"])
+    assert names == sorted(p.name for p in REFERENCE.glob("*.sqlite"))
+    assert any("/nested/" in item["name"] for item in doc["recordings"])
+    for item in doc["recordings"]:
+        expected = json.loads(Path(REFERENCE / Path(item["name"]).name).with_suffix(".expected.json").read_text())
+        assert item["report"] == expected  # the same report `judge FILE` gives, byte for byte in substance
+    assert doc["summary"]["recordings"] == len(names)
+    assert doc["exit_code"] == done.returncode == 1
+    assert done.stderr == ""  # no progress bar when stderr is not a terminal
+
+
+def test_parallel_and_serial_judging_print_the_same_bytes(corpus: Path) -> None:
+    serial = run_cli("judge", corpus, "--jobs", "1")
+    parallel = run_cli("judge", corpus, "--jobs", "2")
+    assert serial.stdout == parallel.stdout
+    assert serial.returncode == parallel.returncode == 1
+
+
+def test_the_text_output_lists_failures_per_recording_and_one_summary_table(tmp_path: Path) -> None:
+    copy_in(tmp_path / "c", FLAWED, *PASSING)
+    done = run_cli("judge", tmp_path / "c")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    flawed = next(i for i, line in enumerate(lines) if line.startswith(str(tmp_path / "c" / f"{FLAWED}.sqlite")))
+    assert "CONFIRMED" in lines[flawed + 1] or "FAIL" in lines[flawed + 1]
+    assert any(line.startswith("│ total (4 recordings)") for line in lines)
+    assert lines[-1] == "4 recordings, 0 not judged; exit code 1"
+
+
+def test_only_passing_recordings_exit_zero_and_a_glob_selects_them(tmp_path: Path) -> None:
+    copy_in(tmp_path, FLAWED, *PASSING)
+    done = run_cli("judge", str(tmp_path / "*-toy-fi?ed.sqlite"), str(tmp_path / "*-toy-[s]*"), "--format", "json")
+    doc = as_json(done)
+    assert sorted(item["name"].rsplit("/", 1)[1] for item in doc["recordings"]) == [
+        "mrtr-provenance-toy-fixed.sqlite",
+        "mrtr-provenance-toy-strict.sqlite",
+    ]
+    assert done.returncode == doc["exit_code"] == 0
+
+
+def test_a_hostile_recording_in_a_corpus_is_named_and_the_rest_still_judged(tmp_path: Path) -> None:
+    [good, bad] = copy_in(tmp_path, PASSING[0], PASSING[1])
+    conn = sqlite3.connect(bad)
+    with conn:
+        conn.execute("CREATE TRIGGER t AFTER INSERT ON meta BEGIN SELECT 1; END")
+    conn.close()
+    (tmp_path / "not-a-recording.sqlite").write_text("plain text", encoding="utf-8")
+    done = run_cli("judge", tmp_path, "--format", "json")
+    assert done.returncode == 2
+    doc = as_json(done)
+    by_name = {Path(item["name"]).name: item for item in doc["recordings"]}
+    assert "report" in by_name[good.name]
+    assert "triggers" in by_name[bad.name]["error"]
+    assert "not a SQLite database" in by_name["not-a-recording.sqlite"]["error"]
+    assert "Traceback" not in done.stderr
+
+
+def test_a_path_naming_nothing_is_one_clear_line_and_exit_2(tmp_path: Path) -> None:
+    copy_in(tmp_path, PASSING[0])
+    for argument in (str(tmp_path / "missing.sqlite"), str(tmp_path / "nope-*.sqlite")):
+        done = run_cli("judge", tmp_path, argument)
+        assert done.returncode == 2
+        assert done.stdout == ""
+        assert done.stderr.count("\n") == 1 and done.stderr.startswith("backchannel: ")
+
+
+def test_junit_and_sarif_refuse_many_recordings_with_one_line(tmp_path: Path) -> None:
+    copy_in(tmp_path, *PASSING)
+    done = run_cli("judge", tmp_path, "--format", "junit")
+    assert done.returncode == 2
+    assert "use text or json" in done.stderr and done.stderr.count("\n") == 1

@@ -1,0 +1,72 @@
+"""`judge --store` keeps today's report in each recording; `judge --diff` says what changed since it was stored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from backchannel.recordings import load
+from backchannel.recordings.reports import store_report, stored_report
+from tests.proxy.judging.conftest import FLAWED, PASSING, REFERENCE, as_json, copy_in, run_cli
+
+
+def test_without_a_stored_report_the_diff_says_so(tmp_path: Path) -> None:
+    [path] = copy_in(tmp_path, PASSING[0])
+    done = run_cli("judge", path, "--diff")
+    assert done.returncode == 0
+    assert f"{path}: no stored report (write one with --store)" in done.stdout
+
+
+def test_store_writes_todays_report_and_a_diff_then_shows_nothing_changed(tmp_path: Path) -> None:
+    [flawed, fixed] = copy_in(tmp_path, FLAWED, PASSING[0])
+    assert run_cli("judge", tmp_path, "--store").returncode == 1
+    stored = stored_report(load(flawed))
+    assert stored is not None
+    assert stored.document == json.loads((REFERENCE / f"{FLAWED}.expected.json").read_text(encoding="utf-8"))
+    done = run_cli("judge", tmp_path, "--diff")
+    assert f"{flawed}: unchanged since the stored report (stored by oracle 1)" in done.stdout
+    assert f"{fixed}: unchanged since the stored report (stored by oracle 1)" in done.stdout
+
+
+def test_the_diff_names_new_gone_status_and_message_changes_per_check(tmp_path: Path) -> None:
+    [path] = copy_in(tmp_path, FLAWED)
+    old = json.loads((REFERENCE / f"{FLAWED}.expected.json").read_text(encoding="utf-8"))
+    results = old["results"]
+    # as an older oracle might have judged it: one status different, one message different, one check it did not
+    # have, and one check that no longer exists
+    results[0] = {**results[0], "status": "PASS", "verdict": None}
+    results[1] = {**results[1], "message": "an older wording"}
+    gone = {**results[2], "id": "a-retired-check"}
+    del results[2]
+    results.append(gone)
+    store_report(path, json.dumps(old), "0")
+    done = run_cli("judge", path, "--diff", "--format", "json")
+    [item] = as_json(done)["recordings"]
+    assert item["diff"]["stored_oracle_version"] == "0"
+    kinds = {(c["kind"], c["check"].split(":")[1]) for c in item["diff"]["changes"]}
+    today = json.loads((REFERENCE / f"{FLAWED}.expected.json").read_text(encoding="utf-8"))["results"]
+    assert kinds == {
+        ("status", today[0]["id"]),
+        ("message", today[1]["id"]),
+        ("new", today[2]["id"]),
+        ("gone", "a-retired-check"),
+    }
+    text = run_cli("judge", path, "--diff").stdout
+    assert f"{path}: 4 change(s) since the stored report (stored by oracle 0)" in text
+    assert (
+        f"  status   mrtr-provenance:{today[0]['id']}: PASS -> {today[0].get('verdict') or today[0]['status']}" in text
+    )
+
+
+def test_a_damaged_stored_report_is_said_for_that_recording_without_a_traceback(tmp_path: Path) -> None:
+    import sqlite3
+
+    [path] = copy_in(tmp_path, PASSING[0])
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("INSERT INTO meta(key, value) VALUES ('stored_report', '{\"results\": 5}')")
+    conn.execute("PRAGMA journal_mode=DELETE")
+    conn.close()
+    done = run_cli("judge", path, "--diff")
+    assert done.returncode == 0
+    assert "stored report unreadable" in done.stdout and "Traceback" not in done.stderr
