@@ -22,6 +22,7 @@ from backchannel.oracle.registry import ScenarioError
 from backchannel.oracle.render import FORMATS, render
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.judging.keep import keep_report
+from backchannel.proxy.matrix.command import matrix_command
 from backchannel.proxy.replay.command import replay_command
 from backchannel.proxy.replay.session import ReplayError
 from backchannel.proxy.replay.through_proxy import rerun
@@ -343,6 +344,7 @@ def check(
 
 app.command("check")(_with_scenario_options(check))
 app.command("replay")(replay_command)
+app.command("matrix")(matrix_command)
 
 
 @app.command("judge")

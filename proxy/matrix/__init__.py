@@ -1,0 +1,1 @@
+"""`backchannel matrix`: a static site of clients × checks from recordings, one page per case with its evidence."""

@@ -1,0 +1,64 @@
+"""Which client a recording is of: the name and version it announced on the wire, and the command that ran it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from backchannel.recordings.model import Recording
+from backchannel.recordings.safe_text import neutralise
+
+# 2026-07-28 clients send who they are in every request's `_meta`; older ones once, in `initialize`
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+# a client name is a label, not a document: a hostile recording must not fill the page with one
+LONGEST = 120
+
+
+@dataclass(frozen=True, slots=True)
+class ClientIdentity:
+    """A client as the recording shows it (every text neutralised); `name` is "unknown client" when it never said."""
+
+    name: str
+    version: str | None
+    argv: tuple[str, ...] | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {self.version}" if self.version else self.name
+
+
+def _short(value: Any) -> str | None:
+    if not isinstance(value, str) or not value:
+        return None
+    return neutralise(value if len(value) <= LONGEST else value[:LONGEST] + "…")
+
+
+def _client_info(payload: Any) -> dict[str, Any] | None:
+    """The clientInfo object a request carries, from `initialize` params or from the per-request `_meta`."""
+    if not isinstance(payload, dict) or not isinstance(params := payload.get("params"), dict):
+        return None
+    if payload.get("method") == "initialize" and isinstance(info := params.get("clientInfo"), dict):
+        return info
+    meta = params.get("_meta")
+    if isinstance(meta, dict) and isinstance(info := meta.get(META_CLIENT_INFO), dict):
+        return info
+    return None
+
+
+def _argv(rec: Recording) -> tuple[str, ...] | None:
+    """The command of the first run that talked to the server (discovery runs only ask for help), else any."""
+    talked = {m.run_id for m in rec.messages if m.direction == "to-server"}
+    with_argv = [run for run in rec.runs if run.client_argv]
+    chosen = next((run for run in with_argv if run.id in talked), with_argv[0] if with_argv else None)
+    return None if chosen is None or chosen.client_argv is None else tuple(neutralise(a) for a in chosen.client_argv)
+
+
+def identify(rec: Recording) -> ClientIdentity:
+    """The first client name (and its version) a request announced, and the command line of the client's run."""
+    for message in rec.messages:
+        if message.direction != "to-server":
+            continue
+        info = _client_info(message.payload)
+        if info is not None and (name := _short(info.get("name"))) is not None:
+            return ClientIdentity(name, _short(info.get("version")), _argv(rec))
+    return ClientIdentity("unknown client", None, _argv(rec))

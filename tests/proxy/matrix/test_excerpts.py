@@ -1,0 +1,64 @@
+"""Evidence cut out of a recording: the message it cites, the terminal bytes with their context, all neutralised."""
+
+from pathlib import Path
+
+from backchannel.oracle import Evidence, judge
+from backchannel.proxy.matrix.excerpts import WIRE_CHARS, Excerpter
+from backchannel.recordings.reader import load
+from tests.factories import new_recording
+from tests.proxy.matrix.conftest import HOSTILE, REFERENCES, hostile_recording
+
+FLAWED = REFERENCES / "mrtr-provenance-toy-flawed.sqlite"
+
+
+def _probe_evidence() -> tuple[Excerpter, list[Evidence], str | None]:
+    rec = load(FLAWED)
+    result = next(r for r in judge(rec).results if r.id == "mrtr-provenance-input-requests")
+    return Excerpter(rec), list(result.evidence), result.run
+
+
+def test_a_cited_message_is_shown_with_its_direction_and_method_and_its_json_indented():
+    excerpter, evidence, run = _probe_evidence()
+    excerpt = excerpter.excerpt(next(e for e in evidence if e.kind == "message"), run)
+    assert excerpt.label.startswith("message #14")
+    assert excerpt.cited.startswith("to-client response tools/call\n{\n")
+    assert '"resultType": "input_required"' in excerpt.cited
+
+
+def test_cited_terminal_bytes_are_marked_apart_from_the_context_around_them():
+    excerpter, evidence, run = _probe_evidence()
+    excerpt = excerpter.excerpt(next(e for e in evidence if e.kind == "terminal"), run)
+    assert excerpt.cited.startswith("BCKCH-BODY-") and len(excerpt.cited) == 23
+    assert excerpt.before.endswith("Reference ") and excerpt.after.startswith(". WRITE-MARKER")
+
+
+def test_a_cited_lab_file_is_shown_from_its_start_when_no_offset_is_given():
+    excerpter, evidence, run = _probe_evidence()
+    marker = next(e for e in evidence if e.kind == "file" and e.offset is None)
+    assert excerpter.excerpt(marker, run).cited.startswith("BCKCH-EXEC-")
+
+
+def test_control_escape_and_bidi_characters_from_the_recording_are_made_visible(tmp_path: Path):
+    excerpter = Excerpter(hostile_recording(tmp_path / "h.sqlite"))
+    shown = [
+        excerpter.excerpt(Evidence(kind="message", seq=2), "r1"),
+        excerpter.excerpt(Evidence(kind="terminal", run="r1", stream="stdout", offset=6, length=len(HOSTILE)), None),
+    ]
+    for excerpt in shown:
+        text = excerpt.before + excerpt.cited + excerpt.after
+        assert "\x1b" not in text and "\u202e" not in text and "\u2066" not in text
+        assert "\\x1b[2J" in text and "\\u202e" in text
+
+
+def test_evidence_naming_what_the_recording_lacks_says_so_instead_of_failing(tmp_path: Path):
+    excerpter = Excerpter(load(new_recording(tmp_path / "empty.sqlite")))
+    assert excerpter.excerpt(Evidence(kind="message", seq=99), None).cited == "(#99 is not in the recording)"
+    assert excerpter.excerpt(Evidence(kind="terminal", stream="stdout", offset=0, length=4), None).empty
+    assert excerpter.excerpt(Evidence(kind="run", run="r9"), None).label == "run r9"
+
+
+def test_a_huge_message_is_cut_to_a_readable_size(tmp_path: Path):
+    text = '"' + "a" * (WIRE_CHARS * 3) + '"'
+    path = new_recording(tmp_path / "big.sqlite", messages=[{"direction": "to-client", "kind": "x", "text": text}])
+    cited = Excerpter(load(path)).excerpt(Evidence(kind="message", seq=1), None).cited
+    assert len(cited) < WIRE_CHARS + 100 and cited.endswith("more characters)")

@@ -1,0 +1,51 @@
+"""Recordings become tables: one per scenario, a column per recording in input order, a case per judged check."""
+
+from dataclasses import replace
+from pathlib import Path
+
+from backchannel.oracle import judge
+from backchannel.proxy.judging.inputs import expand
+from backchannel.proxy.matrix.model import build, slug
+from backchannel.recordings.reader import load
+from tests.proxy.matrix.conftest import REFERENCES, hostile_judged
+
+
+def _reference_matrix():
+    return build((item, rec, judge(rec)) for item in expand([str(REFERENCES)]) for rec in [load(item.path)])
+
+
+def test_the_references_make_one_table_per_scenario_with_every_recording_of_it_as_a_column():
+    matrix = _reference_matrix()
+    assert [t.scenario for t in matrix.tables] == ["elicitation-url-mode", "mrtr-provenance"]
+    mrtr = matrix.tables[1]
+    assert [c.recording for c in mrtr.columns] == sorted(p.name for p in REFERENCES.glob("mrtr-provenance-*.sqlite"))
+    assert [r.id for r, _ in mrtr.rows] == sorted(r.id for r, _ in mrtr.rows)
+
+
+def test_a_probe_cell_shows_its_verdict_and_names_its_case_page():
+    mrtr = _reference_matrix().tables[1]
+    row = next(cells for r, cells in mrtr.rows if r.id == "mrtr-provenance-input-requests")
+    flawed = next(c for c in row if c is not None and c.column.recording == "mrtr-provenance-toy-flawed.sqlite")
+    assert flawed.status == "CONFIRMED" and flawed.requirement.probe
+    assert flawed.page == "cases/mrtr-provenance-toy-flawed/mrtr-provenance-input-requests.html"
+    assert flawed.findings[0].excerpts and flawed.requirement.doc.startswith("The PROBE run")
+
+
+def test_a_cell_with_several_results_shows_the_worst(tmp_path: Path):
+    [(item, rec, report)] = hostile_judged(tmp_path)
+    passed = replace(report.results[0], status="PASS", subject="other arm")
+    report = replace(report, results=(passed, report.results[0], passed))
+    [case] = build([(item, rec, report)]).cases
+    assert case.status == "FAIL" and [f.status for f in case.findings] == ["PASS", "FAIL", "PASS"]
+
+
+def test_two_recordings_whose_names_slug_alike_get_distinct_pages(tmp_path: Path):
+    [(item, rec, report)] = hostile_judged(tmp_path)
+    twin = replace(item, relative=item.relative.upper())
+    pages = [case.page for case in build([(item, rec, report), (twin, rec, report)]).cases]
+    assert len(set(pages)) == 2
+
+
+def test_a_slug_keeps_only_lowercase_letters_digits_and_dashes():
+    assert slug("../<script>x\u202e.sqlite") == "script-x-sqlite"
+    assert slug("\u202e") == "x"
