@@ -33,6 +33,8 @@ from backchannel.proxy.run.launcher import ProxyError
 from backchannel.proxy.run.record import record_command, record_live
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Option
 from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario
+from backchannel.proxy.share.bug_report import bug_report_command
+from backchannel.proxy.share.export import export_command
 from backchannel.proxy.timeline import timeline
 from backchannel.recordings import load, redact, store
 from backchannel.recordings.errors import RecordingError
@@ -345,6 +347,8 @@ def check(
 app.command("check")(_with_scenario_options(check))
 app.command("replay")(replay_command)
 app.command("matrix")(matrix_command)
+app.command("export")(export_command)
+app.command("bug-report")(bug_report_command)
 
 
 @app.command("judge")

@@ -1,0 +1,1 @@
+"""Sharing a recording: HAR and mitmproxy exports, a trimmed redacted copy, and a bug-report folder."""

@@ -1,0 +1,214 @@
+"""`backchannel bug-report FILE [--out DIR]`: a folder ready to attach to an issue.
+
+It holds the recording redacted (a `sqlite` export of every run), its HAR, and `REPORT.md`: the tool, client and
+server names and versions, each FAIL, CONFIRMED or ERROR result with its message and the wire and terminal lines
+its evidence cites, and the commands that reproduce it. Everything in REPORT.md is built from the redacted copy,
+so nothing the redaction removed can reach it. The lead registers `bug_report_command` in proxy/cli.py.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from backchannel.oracle import judge
+from backchannel.oracle.model import Report, Result
+from backchannel.proxy.share.evidence import Excerpt, excerpt
+from backchannel.proxy.share.export import fail, load_recording
+from backchannel.proxy.share.files import ShareError, publish
+from backchannel.proxy.share.flows import client_flows
+from backchannel.proxy.share.har import har_text
+from backchannel.proxy.share.markdown import Markdown, render_template, text
+from backchannel.proxy.share.redaction import ExportPolicy, exporting, summary_lines
+from backchannel.proxy.share.versions import client_invocation, versions
+from backchannel.recordings.errors import RecordingError
+from backchannel.recordings.model import Recording
+from backchannel.recordings.safe_text import neutralise
+from backchannel.recordings.trim import trim_copy
+
+REPORT_NAME = "REPORT.md"
+MAX_EVIDENCE = 6  # per finding; the JSON report has them all
+SHOWN = ("FAIL", "ERROR")  # a CONFIRMED probe is a FAIL with a verdict
+_SPEC = re.compile(r"https://[A-Za-z0-9._~/#%-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    label: str
+    id: str
+    title: str
+    level: str
+    run: str | None
+    spec: Markdown
+    message: str
+    excerpts: tuple[Excerpt, ...]
+    more: int
+
+
+@dataclass(frozen=True, slots=True)
+class BugReport:
+    folder: Path
+    report: Path
+    recording: Path
+    har: Path
+    lines: tuple[str, ...]  # what to print on stderr: what was redacted, what was written
+
+
+def default_folder(file: Path) -> Path:
+    return file.with_name(f"{file.stem}-bug-report")
+
+
+def client_text(argv: Sequence[str]) -> str:
+    """The `--client` string: each word shell-quoted, `{url}` left bare so it reads as the placeholder it is."""
+    return " ".join(part if part == "{url}" else shlex.quote(part) for part in argv)
+
+
+def _finding(rec: Recording, result: Result) -> Finding:
+    spec = Markdown(f"<{result.spec}>") if _SPEC.fullmatch(result.spec) else text(result.spec or "none given")
+    return Finding(
+        label=result.verdict if result.verdict == "CONFIRMED" else result.status,
+        id=result.id,
+        title=result.title,
+        level=result.level,
+        run=result.run,
+        spec=spec,
+        message=result.message,
+        excerpts=tuple(excerpt(rec, e) for e in result.evidence[:MAX_EVIDENCE]),
+        more=max(len(result.evidence) - MAX_EVIDENCE, 0),
+    )
+
+
+def _statuses(report: Report) -> list[tuple[str, str, str | None]]:
+    return sorted((r.id, r.status, r.subject) for r in report.results)
+
+
+def render_report(
+    rec: Recording,
+    report: Report,
+    *,
+    recording_name: str,
+    har_name: str,
+    redacted: str,
+    redaction_note: str = "",
+) -> str:
+    """REPORT.md for `rec` (the redacted copy) judged to `report`."""
+    found = versions(rec)
+    counts = report.counts()
+    invocation = client_invocation(rec)
+    judge_command = shlex.join(["backchannel", "judge", recording_name])
+    replay_command = None
+    if invocation is not None:
+        replay_command = shlex.join(
+            ["backchannel", "check", "--replay", recording_name, "--client", client_text(invocation)]
+        )
+    clients = ", ".join(str(p) for p in found.clients) or "an unnamed client"
+    servers = ", ".join(str(p) for p in found.servers) or "an unnamed server"
+    created = rec.info.created_at
+    return render_template(
+        "report_template.md",
+        title=f"{clients} against {servers}",
+        versions=found,
+        created=(
+            datetime.fromtimestamp(created, UTC).strftime("%Y-%m-%d %H:%M UTC")
+            if created is not None and 0 <= created < 253402300799
+            else "an unknown date"
+        ),
+        scenarios=", ".join(report.scenarios) or "none named",
+        oracle_version=report.oracle_version,
+        counts=", ".join(f"{n} {status}" for status, n in counts.items() if n) or "no results",
+        protocols=", ".join(found.protocol_versions) or "none seen",
+        invocation=None if invocation is None else client_text(invocation),
+        findings=[_finding(rec, r) for r in report.results if r.status in SHOWN],
+        judge_command=judge_command,
+        replay_command=replay_command,
+        recording_name=recording_name,
+        har_name=har_name,
+        redacted=redacted,
+        redaction_note=redaction_note,
+    )
+
+
+def _make_folder(folder: Path) -> None:
+    if folder.exists() and (not folder.is_dir() or folder.is_symlink() or any(folder.iterdir())):
+        raise ShareError(f"{folder} already exists and is not an empty folder; choose another --out")
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise ShareError(f"cannot make {folder}: {exc.strerror or exc}") from exc
+
+
+def bug_report(file: Path, out: Path | None = None, patterns: Sequence[str] = ()) -> BugReport:
+    """Write the bug-report folder for `file` into `out` (default: beside it, `<name>-bug-report`)."""
+    original = load_recording(file)  # a readable recording, before anything is written
+    folder = out if out is not None else default_folder(file)
+    try:
+        with exporting(original.meta, patterns) as policy:
+            return _write(file, original, folder, policy)
+    except ValueError as exc:  # a bad --redact pattern
+        raise ShareError(str(exc)) from exc
+
+
+def _write(file: Path, original: Recording, folder: Path, policy: ExportPolicy) -> BugReport:
+    _make_folder(folder)
+    stem = file.stem if file.suffix else file.name
+    recording_path = folder / f"{stem}.sqlite"
+    har_path = folder / f"{stem}.har"
+    try:
+        summary = trim_copy(file, recording_path)
+    except RecordingError as exc:
+        raise ShareError(str(exc)) from exc
+    shared = load_recording(recording_path)
+    flows = client_flows(shared)  # from the redacted copy: redacting again finds nothing new
+    har = har_text(flows).encode("utf-8", "surrogateescape")
+    publish(har_path, lambda handle: handle.write(har))
+    report = judge(shared)
+    note = ""
+    if _statuses(report) != _statuses(judge(original)):
+        note = (
+            "Note: redaction changed some results of this recording; the results above are those of the attached "
+            "(redacted) copy."
+        )
+    counts = {k: dict(v) for k, v in summary.counts.items()}
+    lines = summary_lines(counts, policy)
+    markdown = render_report(
+        shared,
+        report,
+        recording_name=recording_path.name,
+        har_name=har_path.name,
+        redacted=lines[0].removeprefix("redacted: "),
+        redaction_note=note,
+    ).encode("utf-8")
+    report_path = folder / REPORT_NAME
+    publish(report_path, lambda handle: handle.write(markdown))
+    return BugReport(folder, report_path, recording_path, har_path, (*lines, f"wrote {folder}/"))
+
+
+def bug_report_command(
+    file: Annotated[Path, typer.Argument(help="The recording to report (.sqlite).")],
+    out: Annotated[
+        Path | None,
+        typer.Option(help="The folder to write (default: beside FILE, <name>-bug-report); must be new or empty."),
+    ] = None,
+    redact_names: Annotated[
+        list[str] | None,
+        typer.Option("--redact", help="Also redact names matching this regular expression; repeatable."),
+    ] = None,
+) -> None:
+    """Write a folder to attach to a bug report: REPORT.md, the recording redacted, and its HAR."""
+    try:
+        done = bug_report(file, out, redact_names or ())
+    except ShareError as exc:
+        raise fail(str(exc)) from exc
+    except OSError as exc:
+        raise fail(f"cannot write the bug report: {exc.strerror or exc}") from exc
+    for line in done.lines:
+        print(neutralise(line), file=sys.stderr, flush=True)
+    print(done.report, flush=True)

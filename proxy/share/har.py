@@ -1,0 +1,38 @@
+"""HAR 1.2 from flows, written by mitmproxy's own HAR support; backchannel adds only each entry's `comment`."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from mitmproxy import http
+
+with warnings.catch_warnings():
+    # mitmproxy.addons imports ldap3 (for proxyauth), which touches names pyasn1 0.6.2+ deprecates: not ours to fix
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from mitmproxy.addons.savehar import SaveHar
+
+from backchannel.recordings.safe_text import neutralise_json
+
+CREATOR_COMMENT = "exported by backchannel: each exchange as the client saw it, redacted"
+
+
+def har_document(flows: Sequence[http.HTTPFlow]) -> dict[str, Any]:
+    """The HAR document; an entry of a flow backchannel changed has the mutations as its `comment` and `_marked`."""
+    document: dict[str, Any] = SaveHar().make_har(flows)
+    document["log"]["comment"] = CREATOR_COMMENT
+    for made, entry in zip(flows, document["log"]["entries"], strict=True):
+        if made.comment:
+            entry["comment"] = made.comment
+        if made.marked:
+            entry["_marked"] = made.marked
+        if made.error is not None:
+            entry["comment"] = "\n".join(filter(None, [entry.get("comment", ""), f"error: {made.error.msg}"]))
+    return document
+
+
+def har_text(flows: Sequence[http.HTTPFlow]) -> str:
+    # bidi and C1 characters escaped, so a viewer or editor opening the file shows them instead of acting on them
+    return neutralise_json(json.dumps(har_document(flows), indent=2, ensure_ascii=False)) + "\n"

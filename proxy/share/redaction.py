@@ -1,0 +1,84 @@
+"""Which redaction an export applies: the recording's own `--redact` patterns plus the exporter's, and what it did.
+
+A recording's patterns come from whoever made it, and each one is run over every exported body: a pattern that could
+backtrack without end (a quantified group, a back-reference) is left out and named, so a hostile file cannot hang an
+export. The exporter's own `--redact` patterns are trusted as given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from backchannel.recordings import redact
+from backchannel.recordings.meta import Redactions
+
+# a group or class followed by a quantifier, or a back-reference: the shapes that make a regex backtrack badly
+_RISKY = re.compile(r"[)\]][*+?{]|\\[1-9]|\(\?P=")
+MAX_PATTERN = 200
+
+
+@dataclass(frozen=True, slots=True)
+class ExportPolicy:
+    patterns: tuple[str, ...]  # in force: the recording's safe ones, then the exporter's
+    ignored: tuple[str, ...]  # the recording's patterns left out, with why
+
+
+def recorded_patterns(meta: Mapping[str, str]) -> list[str]:
+    """Every `--redact` pattern the recording says it was made with, once each, in order."""
+    seen: dict[str, None] = {}
+    for entry in Redactions.read_all(meta):
+        for pattern in entry.patterns:
+            seen.setdefault(pattern, None)
+    return list(seen)
+
+
+def configure_export(meta: Mapping[str, str], extra: Sequence[str]) -> ExportPolicy:
+    """Configure this process's redaction for an export; ValueError names a bad `--redact` pattern."""
+    own = redact.check_patterns(extra)
+    kept: list[str] = []
+    ignored: list[str] = []
+    for pattern in recorded_patterns(meta):
+        why = _unsafe(pattern)
+        if why:
+            ignored.append(f"{pattern[:MAX_PATTERN]!r} ({why}; pass it with --redact if you trust it)")
+        elif pattern not in own:
+            kept.append(pattern)
+    redact.configure([*kept, *own])
+    redact.reset_tally()
+    return ExportPolicy(patterns=(*kept, *own), ignored=tuple(ignored))
+
+
+@contextmanager
+def exporting(meta: Mapping[str, str], extra: Sequence[str]) -> Iterator[ExportPolicy]:
+    """`configure_export` for the length of one export; the process's policy and tally are fresh again after."""
+    previous = redact.extra_patterns()
+    try:
+        yield configure_export(meta, extra)
+    finally:
+        redact.configure(previous)
+        redact.reset_tally()
+
+
+def _unsafe(pattern: str) -> str:
+    if len(pattern) > MAX_PATTERN:
+        return f"longer than {MAX_PATTERN} characters"
+    if _RISKY.search(pattern):
+        return "a quantified group or back-reference could make matching hang"
+    try:
+        re.compile(pattern)
+    except re.error:
+        return "not a regular expression"
+    return ""
+
+
+def summary_lines(counts: Mapping[str, Mapping[str, int]], policy: ExportPolicy) -> list[str]:
+    """What an export redacted, for stderr: kinds, names and counts, never a value."""
+    parts = [f"{kind} {name} x{count}" for kind, names in counts.items() for name, count in names.items()]
+    lines = ["redacted: " + (", ".join(parts) if parts else "nothing")]
+    if policy.patterns:
+        lines.append("redaction patterns (besides the defaults): " + ", ".join(policy.patterns))
+    lines.extend(f"ignored the recording's pattern {why}" for why in policy.ignored)
+    return lines

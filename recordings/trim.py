@@ -1,0 +1,198 @@
+"""A trimmed, redacted copy of a recording: only the chosen runs' rows, every secret redacted again, for sharing.
+
+The source may come from anyone, so the copy is made the way `upgrade` makes one: read without ever blocking (a FIFO
+is refused), proved to be a recording that carries nothing that could run (no triggers, views or computed columns),
+changed with `trusted_schema` off, and only then moved to `dest`, which is never overwritten (os.link refuses).
+Redaction uses this process's policy (`redact.configure`): the caller adds the recording's own patterns and any
+`--redact`; what was redacted comes back, and is kept in the copy's meta as `redactions:export`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Callable, Collection
+from pathlib import Path
+
+from . import redact
+from .errors import RecordingError, RecordingFormatError
+from .guard import lenient_text
+from .meta import STORED_REPORT_KEY, STORED_REPORT_VERSION_KEY, Redactions
+from .upgrading import _check_recording, _copy_checked
+
+# the tables with a run column, and what it is called there
+RUN_COLUMN = {
+    "runs": "id",
+    "exchanges": "run_id",
+    "messages": "run_id",
+    "sse_events": "run_id",
+    "terminal": "run_id",
+    "files": "run_id",
+    "anomalies": "run_id",
+    "url_hits": "run_id",
+}
+
+
+def _headers_text(text: str) -> str:
+    """A header column (JSON list of pairs) redacted; a damaged one is dropped rather than shared unread."""
+    try:
+        pairs = json.loads(text)
+        kept = [(str(n), str(v)) for n, v in pairs]
+    except (ValueError, TypeError, RecursionError):
+        return "[]"
+    return json.dumps(redact.redact_headers(kept), ensure_ascii=False, separators=(",", ":"))
+
+
+def _text_or_bytes(fn: Callable[[bytes | None], bytes | None]) -> Callable[[object], object]:
+    def apply(value: object) -> object:
+        if isinstance(value, str):
+            out = fn(value.encode("utf-8", "surrogateescape"))
+            return None if out is None else out.decode("utf-8", "surrogateescape")
+        return fn(value) if isinstance(value, bytes) else value
+
+    return apply
+
+
+def _output(kind: str) -> Callable[[object], object]:
+    return _text_or_bytes(lambda data: None if data is None else redact.redact_output(data, kind))
+
+
+def _json_text(value: object) -> object:
+    return redact.redact_json_text(value) if isinstance(value, str) else value
+
+
+def _path(value: object) -> object:
+    return redact.redact_path(value) if isinstance(value, str) else value
+
+
+def _headers(value: object) -> object:
+    return _headers_text(value) if isinstance(value, str) else value
+
+
+_BODY = _text_or_bytes(redact.redact_json_bytes)
+# every column that can hold a secret, with how it is redacted (the same functions the writer used)
+REDACTED_COLUMNS: dict[str, dict[str, Callable[[object], object]]] = {
+    "meta": {"value": _json_text},
+    # a run's plan and detail are backchannel's own (stored as given, as the writer does: replay and the oracle read
+    # them); its client command line is the client's, and may hold a key-like value
+    "runs": {"client_argv": _json_text},
+    "exchanges": {
+        "path": _path,
+        "request_headers": _headers,
+        "response_headers": _headers,
+        "upstream_response_headers": _headers,
+        "request_body": _BODY,
+        "upstream_request_body": _BODY,
+        "upstream_response_body": _BODY,
+        "response_body": _BODY,
+        "error": _output("exchange-error"),
+        # mitmproxy's own flow state (opt-in) repeats the bodies, which the writer never redacted there: left out
+        "flow_state": lambda value: None,
+    },
+    "messages": {"text": _json_text, "upstream_text": _json_text},
+    "sse_events": {"upstream_raw": _BODY, "client_raw": _BODY},
+    "terminal": {"data": _output("terminal")},
+    "files": {"data": _output("file")},
+    "anomalies": {"detail": _output("anomaly")},
+    "url_hits": {"path": _path, "headers": _headers},
+}
+
+
+def trim_copy(source: str | Path, dest: str | Path, run_ids: Collection[str] | None = None) -> Redactions:
+    """Write to `dest` (which must not exist) a copy of `source` holding only `run_ids`' rows (None: every row),
+    redacted with this process's policy; returns what was redacted (also kept in the copy's meta, `redactions:export`).
+
+    With runs chosen, rows of no run and the stored report (which describes the whole recording) are left out.
+    """
+    target, out = Path(source), Path(dest)
+    if out.exists() or out.is_symlink():
+        raise RecordingError(f"{out} already exists; choose another --out (nothing was written)")
+    wal = target.with_name(target.name + "-wal")
+    if wal.is_file() and wal.stat().st_size > 0:  # its newest rows are there, and a copy of the file alone lacks them
+        raise RecordingError(
+            f"{target} has a -wal beside it: another process may be writing it; "
+            "try again when it ends (nothing was written)"
+        )
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".trimming", dir=out.parent)
+    copy = Path(name)
+    try:
+        try:
+            _copy_checked(target, fd)
+        finally:
+            os.close(fd)
+        redact.reset_tally()
+        _trim(copy, target, run_ids)
+        summary = redact.summary("export")
+        _note(copy, target, summary)
+        try:
+            os.link(copy, out)  # never replaces: a file that appeared at `out` meanwhile is kept
+        except FileExistsError:
+            raise RecordingError(f"{out} already exists; choose another --out (nothing was written)") from None
+        return summary
+    finally:
+        for leftover in (copy, copy.with_name(copy.name + "-journal")):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
+
+
+def _connect(copy: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(copy)
+    conn.text_factory = lenient_text  # a damaged cell is shared as the reader shows it
+    conn.execute("PRAGMA trusted_schema=OFF")
+    conn.execute("PRAGMA journal_mode=DELETE")  # no -wal left beside the copy
+    return conn
+
+
+def _trim(copy: Path, target: Path, run_ids: Collection[str] | None) -> None:
+    try:
+        conn = _connect(copy)
+        try:
+            _check_recording(conn, target)
+            tables = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            with conn:
+                if run_ids is not None:
+                    wanted = sorted(set(run_ids))
+                    marks = ", ".join("?" for _ in wanted)
+                    for table, column in RUN_COLUMN.items():
+                        if table in tables:
+                            conn.execute(
+                                f"DELETE FROM {table} WHERE {column} IS NULL OR {column} NOT IN ({marks})", wanted
+                            )
+                    conn.execute("DELETE FROM meta WHERE key IN (?, ?)", [STORED_REPORT_KEY, STORED_REPORT_VERSION_KEY])
+                for table, columns in REDACTED_COLUMNS.items():
+                    if table in tables:
+                        _redact_table(conn, table, columns)
+            conn.execute("VACUUM")  # deleted rows' bytes must not linger in free pages
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise RecordingFormatError(f"{target} cannot be copied ({exc}); nothing was written") from exc
+
+
+def _redact_table(conn: sqlite3.Connection, table: str, columns: dict[str, Callable[[object], object]]) -> None:
+    present = {str(r[1]) for r in conn.execute(f"PRAGMA table_info({table})")}
+    names = [c for c in columns if c in present]
+    if not names:
+        return
+    rows = list(conn.execute(f"SELECT rowid, {', '.join(names)} FROM {table}"))
+    for row in rows:
+        new = [columns[name](value) for name, value in zip(names, row[1:], strict=True)]
+        if new != list(row[1:]):
+            sets = ", ".join(f"{name} = ?" for name in names)
+            conn.execute(f"UPDATE {table} SET {sets} WHERE rowid = ?", [*new, row[0]])
+
+
+def _note(copy: Path, target: Path, summary: Redactions) -> None:
+    try:
+        conn = _connect(copy)
+        try:
+            key, value = summary.meta_entry()
+            with conn:
+                conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [key, value])
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise RecordingFormatError(f"{target} cannot be copied ({exc}); nothing was written") from exc

@@ -1,0 +1,192 @@
+"""`bug-report FILE` writes a folder to attach: a REPORT.md safe to render on GitHub, the redacted recording, a HAR."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from backchannel.oracle import judge
+from backchannel.oracle.model import Evidence, Report, Result
+from backchannel.proxy.share.bug_report import render_report
+from backchannel.recordings import load
+
+from .conftest import FLAWED, HOSTILE, REFERENCE, RUN_ID, invoke
+
+REFERENCES = sorted(REFERENCE.glob("*.sqlite"))
+REFERENCE_PATTERNS = {
+    "message": re.compile(r"message #(\d+)"),
+    "exchange": re.compile(r"exchange #(\d+)"),
+    "sse": re.compile(r"SSE item #(\d+)"),
+    "anomaly": re.compile(r"anomaly #(\d+)"),
+}
+TERMINAL = re.compile(r"(stdout|stderr) of run (`+) ?(.*?) ?\2, bytes (\d+) to (\d+)")
+FILE = re.compile(r"file (`+) ?(.*?) ?\1 of run (`+) ?(.*?) ?\3")
+
+
+def tokens(markdown: str) -> list[Token]:
+    return MarkdownIt("commonmark").enable("table").parse(markdown)
+
+
+def evidence_lines(markdown: str) -> list[str]:
+    return [t.content for t in tokens(markdown) if t.type == "inline" and t.content.startswith("Evidence: ")]
+
+
+def assert_safe(markdown: str) -> None:
+    parsed = tokens(markdown)
+    assert not [t for t in parsed if t.type in ("html_block", "html_inline")]
+    inline = [c for t in parsed if t.children for c in t.children]
+    assert not [c for c in inline if c.type in ("html_inline", "image")]
+    # the only links are the checks' own spec links (from backchannel's registry, never from the recording)
+    links = [c.attrs["href"] for c in inline if c.type == "link_open"]
+    assert all(str(href).startswith("https://modelcontextprotocol.io/") for href in links), links
+    assert "\x1b" not in markdown and "\u202e" not in markdown
+    fences = [t for t in parsed if t.type == "fence"]
+    # a fence that is never closed swallows the rest of the file: every fence ends before the next heading
+    headings = [t.map[0] for t in parsed if t.type == "heading_open" and t.map]
+    for fence in fences:
+        assert fence.map is not None
+        assert markdown.splitlines()[fence.map[1] - 1].startswith("```"), "a code fence is not closed"
+        assert not [h for h in headings if fence.map[0] < h < fence.map[1]]
+
+
+def make(recording: Path, out: Path) -> str:
+    result = invoke("bug-report", recording, "--out", out)
+    assert result.exit_code == 0, result.output
+    return (out / "REPORT.md").read_text(encoding="utf-8")
+
+
+def test_the_folder_holds_the_report_the_redacted_recording_and_its_har(tmp_path):
+    report = make(FLAWED, tmp_path / "report")
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == [
+        "REPORT.md",
+        "mrtr-provenance-toy-flawed.har",
+        "mrtr-provenance-toy-flawed.sqlite",
+    ]
+    shared = load(tmp_path / "report" / "mrtr-provenance-toy-flawed.sqlite")
+    assert "redactions:export" in shared.meta
+    har = json.loads((tmp_path / "report" / "mrtr-provenance-toy-flawed.har").read_text())
+    assert len(har["log"]["entries"]) == len(shared.exchanges)
+    assert "# backchannel bug report" in report
+
+
+def test_the_report_names_tool_client_server_and_each_failed_or_confirmed_check(tmp_path):
+    report = make(FLAWED, tmp_path / "report")
+    parsed = tokens(report)
+    headings = [parsed[i + 1].content for i, t in enumerate(parsed) if t.type == "heading_open"]
+    assert headings[0].startswith("backchannel bug report: backchannel")
+    assert {"Versions", "Findings", "Reproduce", "Attached"} <= set(headings)
+    assert "FAIL: `elicitation-names-requesting-server`" in headings
+    assert "CONFIRMED: `mrtr-provenance-input-requests`" in headings
+    assert "CONFIRMED: `mrtr-provenance-result-type-default`" in headings
+    text = MarkdownIt("commonmark").enable("table").render(report)
+    assert "backchannel-toy-agent 0.1.0" in text and "backchannel-probe-a2375f993340 0.1.0" in text
+    assert "backchannel 0.1.0" in text and "mitmproxy 12.3.1" in text
+
+
+def test_the_report_gives_the_exact_commands_that_reproduce_it(tmp_path):
+    report = make(FLAWED, tmp_path / "report")
+    commands = [t.content.strip() for t in tokens(report) if t.type == "fence" and t.info == "sh"]
+    assert "backchannel judge mrtr-provenance-toy-flawed.sqlite" in commands
+    replay = next(c for c in commands if c.startswith("backchannel check --replay"))
+    argv = shlex.split(replay)
+    assert argv[:5] == ["backchannel", "check", "--replay", "mrtr-provenance-toy-flawed.sqlite", "--client"]
+    assert shlex.split(argv[5]) == json.loads(load(FLAWED).meta["invocation"])  # the recorded client, {url} and all
+
+
+@pytest.mark.parametrize("recording", REFERENCES, ids=lambda p: p.stem)
+def test_every_reference_recording_gives_a_safe_report_whose_evidence_all_resolves(tmp_path, recording):
+    report = make(recording, tmp_path / "report")
+    assert_safe(report)
+    rec = load(tmp_path / "report" / f"{recording.stem}.sqlite")
+    lines = evidence_lines(report)
+    failing = [r for r in judge(rec).results if r.status in ("FAIL", "ERROR")]
+    assert bool(lines) == any(r.evidence for r in failing)
+    for line in lines:
+        assert "is not in the recording" not in line, line
+        assert_resolves(rec, line)
+
+
+def assert_resolves(rec, line: str) -> None:
+    seqs = {
+        "message": {m.seq for m in rec.messages},
+        "exchange": {x.seq for x in rec.exchanges},
+        "sse": {s.seq for s in rec.sse_events},
+        "anomaly": {a.seq for a in rec.anomalies},
+    }
+    resolved = False
+    for kind, pattern in REFERENCE_PATTERNS.items():
+        for found in pattern.finditer(line):
+            assert int(found.group(1)) in seqs[kind], line
+            resolved = True
+    if (terminal := TERMINAL.search(line)) is not None:
+        stream, run, start, end = terminal.group(1), terminal.group(3), int(terminal.group(4)), int(terminal.group(5))
+        assert 0 <= start <= end <= len(rec.terminal_bytes(run, stream)), line
+        resolved = True
+    if (file := FILE.search(line)) is not None:
+        assert (file.group(4), file.group(2)) in {(f.run_id, f.path) for f in rec.files}, line
+        resolved = True
+    if line.startswith("Evidence: run ") or line.startswith("Evidence: the recording"):
+        resolved = True
+    assert resolved, f"an evidence line names nothing the test can look up: {line}"
+
+
+def test_a_hostile_recording_gives_a_report_with_no_markup_escape_or_bidi_from_it(tmp_path, hostile):
+    rec = load(hostile)
+    everything = (
+        Evidence(kind="message", run=RUN_ID, seq=rec.messages[0].seq, note=HOSTILE),
+        Evidence(kind="exchange", run=RUN_ID, seq=rec.exchanges[0].seq),
+        Evidence(kind="terminal", run=RUN_ID, stream="stdout", offset=0, length=8),
+        Evidence(kind="file", run=RUN_ID, path=rec.files[0].path),
+        Evidence(kind="run", run=RUN_ID),
+        Evidence(kind="message", run=RUN_ID, seq=999),
+    )
+    result = Result(
+        id="a-check", scenario="mrtr-provenance", level="MUST", spec="javascript:alert(1)", title=HOSTILE,
+        status="FAIL", message=HOSTILE, evidence=everything, run=RUN_ID, reason=None, signals=(), observations=(),
+        cwe=(), verdict=None, subject=None,
+    )  # fmt: skip
+    report = Report(
+        tool_version="t", oracle_version="1", recording="hostile.sqlite", recording_format="f", nonce=None,
+        scenarios=("mrtr-provenance",), results=(result,),
+    )  # fmt: skip
+    markdown = render_report(rec, report, recording_name="hostile.sqlite", har_name="hostile.har", redacted="nothing")
+    assert_safe(markdown)
+    html = MarkdownIt("commonmark").enable("table").render(markdown)
+    assert "<script" not in html and "<img" not in html and "<b>" not in html and "<i>" not in html
+    assert "&lt;script&gt;" in html  # shown, as text
+    lines = evidence_lines(markdown)
+    assert len(lines) == len(everything)
+    # evidence that points at nothing says so, and is not written as a reference (no "#")
+    assert lines[-1].startswith("Evidence: message 999") and "is not in the recording" in lines[-1]
+    for line in lines[:-1]:
+        assert_resolves(rec, line)
+
+
+def test_a_hostile_recording_makes_a_complete_folder_through_the_command(tmp_path, hostile):
+    report = make(hostile, tmp_path / "report")
+    assert_safe(report)
+    assert "<script" not in MarkdownIt("commonmark").render(report)
+    replay = next(t.content for t in tokens(report) if t.type == "fence" and "--replay" in t.content)
+    assert shlex.split(replay)[-1] == "evil-client --x {url} '$(touch pwned)'"  # quoted: never runs
+
+
+def test_an_existing_folder_with_files_in_it_is_refused_with_exit_2(tmp_path):
+    (tmp_path / "report").mkdir()
+    (tmp_path / "report" / "keep.txt").write_text("mine")
+    result = invoke("bug-report", FLAWED, "--out", tmp_path / "report")
+    assert result.exit_code == 2
+    assert "already exists" in result.output and (tmp_path / "report" / "keep.txt").read_text() == "mine"
+
+
+def test_a_file_that_is_not_a_recording_is_refused_with_one_line_and_exit_2(tmp_path):
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database")
+    result = invoke("bug-report", junk, "--out", tmp_path / "report")
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "report").exists()

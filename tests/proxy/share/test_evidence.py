@@ -1,0 +1,52 @@
+"""An evidence excerpt quotes what a finding cites: the message, the exchange's body, the terminal or file lines."""
+
+from __future__ import annotations
+
+from backchannel.oracle.model import Evidence
+from backchannel.proxy.share.evidence import MAX_LINES, excerpt
+from backchannel.recordings import load
+from tests.factories import new_recording
+
+from .conftest import FLAWED, HOSTILE, RUN_ID
+
+LINES = "\n".join(f"line {i}" for i in range(40)).encode()
+
+
+def test_a_message_is_quoted_with_its_number_direction_and_method():
+    rec = load(FLAWED)
+    message = rec.messages[3]
+    quoted = excerpt(rec, Evidence(kind="message", run=message.run_id, seq=message.seq, note="why"))
+    assert quoted.label.startswith(f"message #{message.seq} of run `{message.run_id}`")
+    assert quoted.label.endswith(": why") and quoted.body == message.text
+
+
+def test_terminal_bytes_are_quoted_as_the_lines_that_hold_them_with_two_lines_before(hostile):
+    rec = load(hostile)
+    quoted = excerpt(rec, Evidence(kind="terminal", run=RUN_ID, stream="stdout", offset=0, length=5))
+    assert quoted.found and quoted.body == HOSTILE.splitlines()[0]
+    assert "bytes 0 to 5" in quoted.label
+
+
+def test_a_long_excerpt_is_cut_and_says_so(hostile, tmp_path):
+    path = new_recording(
+        tmp_path / "long.sqlite",
+        runs=[{"id": "r"}],
+        terminal=[{"run_id": "r", "stream": "stderr", "offset": 0, "data": LINES}],
+    )
+    offset = LINES.index(b"line 20")
+    quoted = excerpt(load(path), Evidence(kind="terminal", run="r", stream="stderr", offset=offset, length=4))
+    assert quoted.body is not None and quoted.body.splitlines() == ["line 18", "line 19", "line 20"]
+    whole = excerpt(load(path), Evidence(kind="terminal", run="r", stream="stderr"))
+    assert whole.body is not None and len(whole.body.splitlines()) == MAX_LINES + 1 and whole.body.endswith("[…]")
+
+
+def test_evidence_that_points_at_nothing_says_so(hostile):
+    rec = load(hostile)
+    for missing in (
+        Evidence(kind="message", seq=404),
+        Evidence(kind="exchange", seq=404),
+        Evidence(kind="file", run=RUN_ID, path="nope"),
+        Evidence(kind="terminal", run="nope", stream="stdout"),
+    ):
+        quoted = excerpt(rec, missing)
+        assert not quoted.found and "is not in the recording" in quoted.label and "#" not in quoted.label

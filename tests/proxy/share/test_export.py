@@ -1,0 +1,81 @@
+"""`export FILE --format har|mitm|sqlite` writes one redacted file beside the recording or at --out, never over one."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from backchannel.proxy.share.export import default_out
+from backchannel.recordings import load, redact
+
+from .conftest import FLAWED, REFERENCE, invoke
+
+REFERENCES = sorted(REFERENCE.glob("*.sqlite"))
+
+
+@pytest.mark.parametrize("fmt", ["har", "mitm", "sqlite"])
+def test_each_format_is_written_beside_the_recording_with_its_own_suffix(tmp_path, fmt):
+    copy = tmp_path / "flawed.sqlite"
+    shutil.copyfile(FLAWED, copy)
+    result = invoke("export", copy, "--format", fmt)
+    assert result.exit_code == 0, result.output
+    out = tmp_path / {"har": "flawed.har", "mitm": "flawed.mitm", "sqlite": "flawed.export.sqlite"}[fmt]
+    assert out.is_file() and out == default_out(copy, fmt)
+    assert f"wrote {out}" in result.output and "redacted: " in result.output
+
+
+def test_an_existing_output_is_never_overwritten_and_the_export_exits_2(tmp_path):
+    out = tmp_path / "taken.har"
+    out.write_text("mine")
+    result = invoke("export", FLAWED, "--format", "har", "--out", out)
+    assert result.exit_code == 2 and "already exists" in result.output
+    assert out.read_text() == "mine"
+
+
+@pytest.mark.parametrize("recording", REFERENCES, ids=lambda p: p.stem)
+def test_every_reference_recording_exports_in_every_format(tmp_path, recording):
+    for fmt in ("har", "mitm", "sqlite"):
+        result = invoke("export", recording, "--format", fmt, "--out", tmp_path / f"out.{fmt}")
+        assert result.exit_code == 0, result.output
+    har = json.loads((tmp_path / "out.har").read_text())
+    assert len(har["log"]["entries"]) == len(load(recording).exchanges)
+    assert len(load(tmp_path / "out.sqlite").runs) == len(load(recording).runs)
+
+
+def test_run_picks_runs_by_name_and_an_unknown_run_is_refused_naming_the_runs(tmp_path):
+    result = invoke("export", FLAWED, "--format", "har", "--run", "probe", "--out", tmp_path / "probe.har")
+    assert result.exit_code == 0, result.output
+    probe = next(r for r in load(FLAWED).runs if r.name == "probe")
+    urls = [e["request"]["url"] for e in json.loads((tmp_path / "probe.har").read_text())["log"]["entries"]]
+    assert urls and all(f"/r/{probe.id}/" in url for url in urls)
+    missing = invoke("export", FLAWED, "--format", "har", "--run", "nope", "--out", tmp_path / "x.har")
+    assert missing.exit_code == 2 and "no run 'nope'" in missing.output and "probe" in missing.output
+
+
+def test_redact_removes_a_named_secret_and_the_export_names_what_it_redacted_never_the_value(tmp_path, hostile):
+    for fmt in ("har", "mitm", "sqlite"):
+        out = tmp_path / f"out.{fmt}"
+        result = invoke("export", hostile, "--format", fmt, "--redact", "customer", "--out", out)
+        assert result.exit_code == 0, result.output
+        assert b"alice" not in out.read_bytes(), fmt
+        assert "header x-customer x1" in result.output and "query customer x1" in result.output
+        assert "json-member customer x1" in result.output and "alice" not in result.output
+    assert redact.extra_patterns() == ()  # the process's own policy is back as it was
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path):
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database")
+    for args in (
+        [junk, "--format", "har"],
+        [tmp_path / "missing.sqlite", "--format", "har"],
+        [FLAWED, "--format", "pdf", "--out", tmp_path / "x"],
+        [FLAWED, "--format", "har", "--redact", "(", "--out", tmp_path / "y"],
+        [FLAWED, "--format", "har", "--out", tmp_path / "no-such-folder" / "x.har"],
+    ):
+        result = invoke("export", *args)
+        assert result.exit_code == 2, result.output
+        assert len(result.output.strip().splitlines()) == 1, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.sqlite"]

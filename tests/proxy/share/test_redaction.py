@@ -1,0 +1,40 @@
+"""An export redacts with the recording's own patterns and the exporter's, refusing patterns that could hang."""
+
+from __future__ import annotations
+
+import pytest
+
+from backchannel.proxy.share.redaction import exporting, recorded_patterns, summary_lines
+from backchannel.recordings import redact
+from backchannel.recordings.meta import Redactions
+
+
+def meta(*patterns: str) -> dict[str, str]:
+    key, value = Redactions(source="proxy", counts={}, patterns=patterns).meta_entry()
+    return {key: value}
+
+
+def test_the_recordings_patterns_and_the_exporters_are_both_in_force_and_the_policy_is_restored_after():
+    with exporting(meta("customer"), ["tenant"]) as policy:
+        assert policy.patterns == ("customer", "tenant")
+        assert (
+            redact.redact_json_text('{"customer":"a","tenant":"b"}')
+            == '{"customer":"[redacted]","tenant":"[redacted]"}'
+        )
+    assert redact.extra_patterns() == () and redact.tally() == {}
+
+
+def test_a_recorded_pattern_that_could_backtrack_without_end_is_ignored_and_named():
+    with exporting(meta("(a+)+$", "x" * 300, "ok", "(", r"(a)\1"), []) as policy:
+        assert policy.patterns == ("ok",)
+        assert len(policy.ignored) == 4
+    lines = summary_lines({"header": {"x-customer": 2}}, policy)
+    assert lines[0] == "redacted: header x-customer x2"
+    assert any("ignored the recording's pattern '(a+)+$'" in line for line in lines)
+
+
+def test_a_bad_exporter_pattern_is_an_error_naming_it():
+    with pytest.raises(ValueError, match="--redact"):
+        with exporting({}, ["("]):
+            pass
+    assert recorded_patterns({}) == []

@@ -1,0 +1,103 @@
+"""`trim_copy` writes a new recording holding only the chosen runs' rows, redacted, and never touches the source."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from pathlib import Path
+
+import msgpack
+import pytest
+
+from backchannel.oracle import judge
+from backchannel.recordings import load, redact
+from backchannel.recordings.errors import RecordingError, RecordingFormatError
+from backchannel.recordings.meta import Redactions
+from backchannel.recordings.trim import trim_copy
+from tests.factories import new_recording
+
+ROOT = Path(__file__).resolve().parents[2]
+FLAWED = ROOT / "recordings" / "reference" / "mrtr-provenance-toy-flawed.sqlite"
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_copy_of_every_run_judges_exactly_as_the_original_and_the_source_is_untouched(tmp_path):
+    before = digest(FLAWED)
+    trim_copy(FLAWED, tmp_path / "copy.sqlite")
+    assert digest(FLAWED) == before
+    original, copy = load(FLAWED), load(tmp_path / "copy.sqlite")
+    assert [r.as_dict() for r in judge(copy).results] == [r.as_dict() for r in judge(original).results]
+    assert copy.runs == original.runs and len(copy.messages) == len(original.messages)
+
+
+def test_a_copy_of_chosen_runs_holds_only_their_rows_and_no_stored_report(tmp_path):
+    original = load(FLAWED)
+    probe = next(r for r in original.runs if r.name == "probe")
+    trim_copy(FLAWED, tmp_path / "probe.sqlite", [probe.id])
+    copy = load(tmp_path / "probe.sqlite")
+    assert [r.id for r in copy.runs] == [probe.id]
+    for rows in (copy.exchanges, copy.messages, copy.terminal, copy.files, copy.anomalies, copy.sse_events):
+        assert all(row.run_id == probe.id for row in rows)
+    assert len(copy.messages) == sum(1 for _ in original.messages_in(probe.id)) > 0
+    assert "stored_report" not in copy.meta
+
+
+def test_the_copy_is_redacted_with_the_process_policy_and_says_what_it_redacted(tmp_path):
+    source = new_recording(
+        tmp_path / "src.sqlite",
+        runs=[{"id": "r1"}],
+        messages=[{"run_id": "r1", "direction": "to-server", "kind": "request", "text": '{"customer":"alice"}'}],
+        terminal=[{"run_id": "r1", "stream": "stdout", "offset": 0, "data": b"customer=alice-and-bob\n"}],
+        exchanges=[{"run_id": "r1", "flow_id": "f", "status": 200, "flow_state": msgpack.packb({"content": b"alice"})}],
+    )
+    redact.configure(["customer"])
+    try:
+        summary = trim_copy(source, tmp_path / "out.sqlite")
+    finally:
+        redact.configure(())
+    assert b"alice" not in (tmp_path / "out.sqlite").read_bytes()
+    copy = load(tmp_path / "out.sqlite")
+    assert copy.exchanges[0].flow_state is None  # mitmproxy's state repeats bodies unredacted: never shared
+    assert copy.terminal[0].data.startswith(b"customer=") and len(copy.terminal[0].data) == 23  # offsets stay true
+    assert summary.counts == {"json-member": {"customer": 1}, "terminal": {"customer": 1}}
+    assert Redactions.read_all(copy.meta)[0] == Redactions(
+        source="export", counts=summary.counts, patterns=("customer",)
+    )
+
+
+def test_an_existing_destination_is_refused_and_left_as_it_was(tmp_path):
+    out = tmp_path / "out.sqlite"
+    out.write_text("mine")
+    with pytest.raises(RecordingError, match="already exists"):
+        trim_copy(FLAWED, out)
+    assert out.read_text() == "mine"
+
+
+def test_a_source_that_is_not_a_recording_or_carries_a_trigger_is_refused_and_nothing_is_written(tmp_path):
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    armed = tmp_path / "armed.sqlite"
+    armed.write_bytes(FLAWED.read_bytes())
+    conn = sqlite3.connect(armed)
+    conn.execute("CREATE TRIGGER t AFTER DELETE ON messages BEGIN DELETE FROM meta; END")
+    conn.commit()
+    conn.close()
+    for bad in (junk, fifo, armed, tmp_path / "missing.sqlite"):
+        with pytest.raises((RecordingError, RecordingFormatError)):
+            trim_copy(bad, tmp_path / "out.sqlite", ["x"])
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["armed.sqlite", "fifo", "junk.sqlite"]
+
+
+def test_a_recording_still_being_written_is_refused_rather_than_copied_without_its_newest_rows(tmp_path):
+    source = tmp_path / "open.sqlite"
+    source.write_bytes(FLAWED.read_bytes())
+    (tmp_path / "open.sqlite-wal").write_bytes(b"rows not yet folded in")
+    with pytest.raises(RecordingError, match="-wal"):
+        trim_copy(source, tmp_path / "out.sqlite")
+    assert not (tmp_path / "out.sqlite").exists()
