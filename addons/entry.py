@@ -14,7 +14,7 @@ from typing import Any
 from mitmproxy import ctx, exceptions, http
 from mitmproxy.net.http.http1 import assemble_response
 
-from backchannel.addons import stopping
+from backchannel.addons import marks, stopping
 from backchannel.addons.hold import HoldServer
 from backchannel.addons.recorder import Recorder
 from backchannel.addons.rewriter import Rewriter
@@ -209,7 +209,9 @@ class Backchannel:
     def _forget(self, flow: http.HTTPFlow) -> None:
         self._unwatch(flow)
         if self.session is not None:
-            self.session.flows.pop(flow.id, None)
+            state = self.session.flows.pop(flow.id, None)
+            if state is not None and state.applied:  # only a flow a mutation applied to: mitmweb shows how
+                marks.mark(flow, state.applied)
 
     async def done(self) -> None:
         await self.holds.stop()

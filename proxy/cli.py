@@ -21,6 +21,7 @@ from backchannel.oracle.model import Report
 from backchannel.oracle.registry import ScenarioError
 from backchannel.oracle.render import FORMATS, render
 from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.explore.command import explore_command
 from backchannel.proxy.judging.keep import keep_report
 from backchannel.proxy.matrix.command import matrix_command
 from backchannel.proxy.replay.command import replay_command
@@ -31,6 +32,7 @@ from backchannel.proxy.run.guard import Interrupted, is_locked
 from backchannel.proxy.run.lab import parse_env
 from backchannel.proxy.run.launcher import ProxyError
 from backchannel.proxy.run.record import record_command, record_live
+from backchannel.proxy.run.web_ui import record_web
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Option
 from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario
 from backchannel.proxy.share.bug_report import bug_report_command
@@ -153,9 +155,16 @@ def record(
     upstream_idle_timeout: Annotated[
         float, typer.Option(help=_IDLE_HELP, min=0.0)
     ] = WIRE_DEFAULTS.upstream_idle_timeout,
+    ui: Annotated[
+        str, typer.Option(help="How to watch a live client: terminal (one line per message) or web (mitmweb).")
+    ] = "terminal",
 ) -> None:
     """Record a client's traffic through the proxy: run CMD in a lab, or print a URL for a live client."""
     target = out or _default_out()
+    if ui not in ("terminal", "web"):
+        raise fail(f"unknown --ui {ui!r}; valid: terminal, web")
+    if ui == "web" and cmd:
+        raise fail("--ui web watches a live client; give no command after --")
     try:
         redact.configure(redact_names or ())
         configure_limits(Limits(max_body, max_sse_event, upstream_idle_timeout))
@@ -190,6 +199,15 @@ def record(
                 f"recorded {result.messages} messages to {target}; client {result.outcome}"
                 f" with exit code {result.exit_code}. See: backchannel show {target}",
                 markup=False,
+            )
+        elif ui == "web":
+            record_web(
+                target,
+                upstream=upstream,
+                plan=mutation_plan,
+                scenario=scenario,
+                console=out_console,
+                flow_state=flow_state,
             )
         else:
             record_live(
@@ -349,6 +367,7 @@ app.command("replay")(replay_command)
 app.command("matrix")(matrix_command)
 app.command("export")(export_command)
 app.command("bug-report")(bug_report_command)
+app.command("explore")(explore_command)
 
 
 @app.command("judge")

@@ -14,6 +14,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from backchannel.addons import entry, stopping
 from backchannel.addons.session import configured_limits, limit_options, origin_of
@@ -83,8 +84,10 @@ def _sweep(parent: int, marker: str, labs: str) -> None:
         print(f"backchannel: could not close {recording}: {exc}", file=sys.stderr)
 
 
-def serve() -> None:
-    """mitmdump's entry point: `serve PARENT_PID MARKER LABS mitmdump-args...`; it dies with its parent."""
+def serve(tool: str = "mitmdump") -> None:
+    """mitmdump's entry point: `serve PARENT_PID MARKER LABS mitmdump-args...`; it dies with its parent.
+
+    `tool="mitmweb"` runs mitmweb instead (the live web view), under the same watchdog and stop protocol."""
     from backchannel.proxy.run.reaper import die_with_parent
 
     parent, marker, labs = int(sys.argv[1]), sys.argv[2], sys.argv[3]
@@ -94,10 +97,10 @@ def serve() -> None:
     if os.getppid() != parent:  # the parent died before the death signal was armed
         os.kill(os.getpid(), signal.SIGTERM)
     threading.Thread(target=_watch_parent, daemon=True).start()
-    from mitmproxy.tools.main import mitmdump
+    from mitmproxy.tools import main
 
     try:
-        mitmdump()
+        main.mitmweb() if tool == "mitmweb" else main.mitmdump()
     finally:
         if stopping.parent_gone(parent):
             # mitmproxy's own handlers are gone by now: a second SIGTERM (the watchdog's, once it sees the parent's
@@ -119,10 +122,14 @@ def mitmdump_argv(
     extra = ["--set", "backchannel_flow_state=true"] if flow_state else []
     extra += limit_options(configured_limits())  # this process's --max-body, --max-sse-event, --upstream-idle-timeout
     extra += [f"--set=backchannel_redact={pattern}" for pattern in redact.extra_patterns()]  # this process's --redact
+    entry_point = "from backchannel.proxy.run.launcher import serve; serve()"
+    if _web_ui is not None:  # this process's `record --ui web`: mitmweb, its UI on 127.0.0.1 behind a token
+        entry_point = "from backchannel.proxy.run.launcher import serve; serve('mitmweb')"
+        extra += _web_ui.options()
     return [
         sys.executable,
         "-c",
-        "from backchannel.proxy.run.launcher import serve; serve()",
+        entry_point,
         str(os.getpid()),
         marker,
         str(labs or ""),
@@ -143,6 +150,25 @@ def mitmdump_argv(
     ]
 
 
+class WebUiOptions(Protocol):
+    """How mitmweb serves its UI (proxy/run/web_ui.py): the `--set` options it adds, and the URL that opens it."""
+
+    @property
+    def url(self) -> str: ...
+
+    def options(self) -> list[str]: ...
+
+
+_web_ui: WebUiOptions | None = None  # set by configure_web_ui: the proxies this process starts run mitmweb
+
+
+def configure_web_ui(web_ui: WebUiOptions | None) -> None:
+    """Start mitmweb rather than mitmdump from now on in this process (None: back to mitmdump), as --redact and
+    the wire limits configure the proxies this process starts."""
+    global _web_ui
+    _web_ui = web_ui
+
+
 @dataclass
 class RunningProxy:
     process: subprocess.Popen[bytes]
@@ -150,6 +176,7 @@ class RunningProxy:
     hold_port: int
     started_in: float
     _tail: deque[bytes] = field(default_factory=lambda: deque(maxlen=200))
+    web_url: str | None = None  # mitmweb's UI, when the proxy runs with the web view
 
     @property
     def base_url(self) -> str:
@@ -246,4 +273,7 @@ def start_proxy(
     finally:
         selector.close()
     threading.Thread(target=_drain, args=(process.stdout, tail), daemon=True).start()
-    return RunningProxy(process, int(info["proxy_port"]), int(info["hold_port"]), time.monotonic() - began, tail)
+    web_url = _web_ui.url if _web_ui is not None else None
+    return RunningProxy(
+        process, int(info["proxy_port"]), int(info["hold_port"]), time.monotonic() - began, tail, web_url
+    )
