@@ -235,6 +235,9 @@ def start_proxy(
             stderr=subprocess.STDOUT,
             stdin=subprocess.PIPE,  # the stop line, and its end (our death included) tells mitmdump to go
             start_new_session=True,
+            # unbuffered: the wait below selects on the pipe, and a buffered readline could pull the ready line
+            # into Python's buffer along with an earlier one, where select would never see it
+            bufsize=0,
         )
     except OSError as exc:
         raise ProxyError(f"cannot start mitmdump with {sys.executable}: {exc}") from exc
