@@ -78,6 +78,7 @@ KNOWN_COLUMNS: Mapping[str, tuple[str, ...]] = {
     "files": ("seq", "run_id", "path", "size", "data", "truncated"),
     "anomalies": ("seq", "run_id", "flow_id", "kind", "detail", "t"),
     "url_hits": ("seq", "run_id", "server", "method", "path", "headers", "t"),
+    "descriptions": ("table_name", "column_name", "description"),
 }
 
 

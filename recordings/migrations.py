@@ -64,6 +64,19 @@ def m002_url_hits(db: Database) -> None:
     )
 
 
+@migrations()
+def m003_descriptions(db: Database) -> None:
+    """What each table and column holds, in words, inside the file: it explains itself to any SQLite browser."""
+    from .descriptions import rows  # the words of the tool writing (or upgrading) the file
+
+    db.execute(
+        """CREATE TABLE descriptions (
+            table_name TEXT NOT NULL, column_name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL,
+            PRIMARY KEY (table_name, column_name))"""
+    )
+    db.conn.executemany("INSERT INTO descriptions (table_name, column_name, description) VALUES (?, ?, ?)", rows())
+
+
 def known_migrations() -> list[str]:
     """Every migration this tool knows, in order: the recording format versions it can write or upgrade to."""
     return list(_known(migrations))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from backchannel.proxy.explore.descriptions import COLUMNS, TABLES
+from backchannel.recordings.descriptions import COLUMNS, TABLES
 
 TERMINAL_WINDOW = 512  # bytes either side of an evidence offset: the lines around it, not the whole stream
 

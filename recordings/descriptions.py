@@ -1,8 +1,8 @@
-"""What each table and column of a recording holds, in words: Datasette shows them beside the data.
+"""What each table and column of a recording holds, in words.
 
-Kept here, with the tool, rather than inside each recording: they describe the format this tool reads, so they
-are as current as the tool opening the file (a recording written years ago is shown with today's words, for the
-columns it has), they cost no migration, and a recording from a stranger cannot carry misleading ones.
+Every recording carries them (the `descriptions` table, written by migration m003 with the words of the tool
+that wrote it), so the file explains itself to any SQLite browser. `backchannel explore` hands these words, the
+tool's own, to Datasette rather than the file's: a recording from a stranger cannot show misleading ones there.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ TABLES: Mapping[str, str] = {
     "files": "Text files the client left under its lab HOME.",
     "anomalies": "Whatever was odd on the wire or in the harness (a cut body, a dead proxy, a batch...).",
     "url_hits": "Requests that reached the loopback servers behind URL-mode elicitations.",
+    "descriptions": "What each table and column holds, in words (this table; written with the recording).",
 }
 
 COLUMNS: Mapping[str, Mapping[str, str]] = {
@@ -129,4 +130,16 @@ COLUMNS: Mapping[str, Mapping[str, str]] = {
         "headers": "Request headers (JSON; secrets redacted).",
         "t": TIME,
     },
+    "descriptions": {
+        "table_name": "The table described.",
+        "column_name": "The column described; empty for the table itself.",
+        "description": "What it holds.",
+    },
 }
+
+
+def rows() -> list[tuple[str, str, str]]:
+    """(table, column or "", description) for every table and column, tables first: the `descriptions` rows."""
+    found = [(table, "", text) for table, text in TABLES.items()]
+    found += [(table, column, text) for table, columns in COLUMNS.items() for column, text in columns.items()]
+    return found
