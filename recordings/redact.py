@@ -89,9 +89,6 @@ class Policy:
         self.assignment = re.compile(
             rf"""(?i)(?:{names})[\w.-]{{0,{NAME_LIMIT}}}(["']?[ \t]*[:=][ \t]*["']?)({_TOKEN_CHARS}{{8,}})"""
         )
-        # a member whose name holds a secret word and whose value is a string; in valid JSON a quote after `{` or
-        # `,` opens a key (inside a string every quote is escaped), so no scan from the start is needed
-        self.member = re.compile(rf'([{{,]\s*)"([^"\\\n]*?(?i:{names})[^"\\\n]*)"(\s*:\s*)"((?:[^"\\\n]|\\.)*)"')
         self.secret_name = lru_cache(maxsize=4096)(self._secret_name)
         self.secret_header = lru_cache(maxsize=4096)(self._secret_header)
 
@@ -230,8 +227,8 @@ def redact_json_text(text: str) -> str:
     low = text.lower()
     if any(kind.present(text, low) for kind in _VALUES):  # rare: lex every string, to scan values outside keys
         new = _MEMBER.sub(lambda m: _member(m, policy), text)
-    elif policy.has_name(low):  # only members by name: a targeted search
-        new = policy.member.sub(lambda m: _named_member(m, policy), text)
+    elif policy.has_name(low):  # only members by name: lex the strings (linear), test each key's name on its own
+        new = _MEMBER.sub(lambda m: _named_member(m, policy), text)
     else:  # the common case: nothing that could be a secret
         if len(_clean) >= CLEAN_CACHE:
             _clean.clear()
@@ -256,11 +253,39 @@ def _member(match: re.Match[str], policy: Policy) -> str:
 
 
 def _named_member(match: re.Match[str], policy: Policy) -> str:
-    name, value = match.group(2), match.group(4)
-    if value == REDACTED or not policy.secret_name(name):
+    """A key whose name holds a secret word and whose value is a string gets REDACTED; every other string is kept."""
+    first, colon, value = match.group(1), match.group(2), match.group(3)
+    if colon is None or value == f'"{REDACTED}"':
+        return match.group(0)
+    name = first[1:-1]
+    if not policy.secret_name(name):  # secret_name leaves protocol members and namespaced _meta keys alone
         return match.group(0)
     _count("json-member", name)
-    return f'{match.group(1)}"{name}"{match.group(3)}"{REDACTED}"'
+    return f'{first}{colon}"{REDACTED}"'
+
+
+def redact_argv(argv: Iterable[str]) -> list[str]:
+    """A command line with its secrets hidden: the value after a secret-named flag (`--api-key VALUE`), after `=`
+    (`--password=VALUE`), and key-like values anywhere. Everything else (the `{url}` placeholder, paths) is kept."""
+    out: list[str] = []
+    hiding: str | None = None  # the flag whose value comes next
+    for word in argv:
+        if hiding is not None and not word.startswith("-"):
+            _count("argv", hiding)
+            out.append(REDACTED)
+            hiding = None
+            continue
+        hiding = None
+        name, eq, value = word.partition("=")
+        if word.startswith("-") and _policy.secret_name(name.lstrip("-")):
+            if not eq:
+                hiding = name.lstrip("-")
+            elif value and value != REDACTED:
+                _count("argv", name.lstrip("-"))
+                out.append(f"{name}={REDACTED}")
+                continue
+        out.append(_mask_values(word, "argv", same_length=False))
+    return out
 
 
 def redact_json_bytes(data: bytes | None) -> bytes | None:

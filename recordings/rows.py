@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Protocol, dataclass_transform
 import msgpack
 
 from .model import Direction
-from .redact import redact_headers, redact_json_bytes, redact_json_text, redact_output, redact_path
+from .redact import redact_argv, redact_headers, redact_json_bytes, redact_json_text, redact_output, redact_path
 from .shapes import RunDetail, json_text
 
 # (name, value) pairs in order, as text or as the raw bytes mitmproxy holds (decoded as Latin-1 when written)
@@ -216,7 +216,7 @@ class RunRow:
     detail: RunDetail = field(default_factory=RunDetail)
 
     def values(self) -> tuple[object, ...]:
-        argv = None if self.client_argv is None else json_text(list(self.client_argv))
+        argv = None if self.client_argv is None else json_text(redact_argv(self.client_argv))
         return (
             self.id, self.ordinal, self.name, self.scenario, self.upstream, json_text(dict(self.plan)), argv,
             self.started_at, json_text(self.detail.to_json()),
@@ -353,7 +353,7 @@ class RunLaunch:
     lab_home: str
 
     def values(self) -> tuple[object, ...]:
-        return (json_text(list(self.client_argv)), self.lab_home)
+        return (json_text(redact_argv(self.client_argv)), self.lab_home)
 
 
 @row_record

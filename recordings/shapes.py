@@ -8,7 +8,7 @@ and the oracle share one contract. `from_json()` is total: a recording from else
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
@@ -21,6 +21,13 @@ _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 def json_text(value: object) -> str:
     """Compact JSON text, non-ASCII kept (the form every JSON column is written in)."""
     return _dumps(value)
+
+
+def _hidden(argv: Sequence[str]) -> list[str]:
+    """A command line as it is stored: secrets hidden (redact imports meta, which imports this module: import late)."""
+    from .redact import redact_argv
+
+    return redact_argv(argv)
 
 
 def parse_json(text: object) -> object:
@@ -147,8 +154,8 @@ class ProbeOptions(MetaJson):
         for name, value in (
             ("ignore_capabilities", self.ignore_capabilities),
             ("result_type_rule", self.result_type_rule),
-            ("target", None if self.target is None else list(self.target)),
-            ("client", None if self.client is None else list(self.client)),
+            ("target", None if self.target is None else _hidden(self.target)),
+            ("client", None if self.client is None else _hidden(self.client)),
             ("stdin", self.stdin),
             ("hold_ms", self.hold_ms),
         ):
@@ -185,9 +192,9 @@ class Discovery(MetaJson):
     def to_json(self) -> dict[str, Any]:
         return {
             "status": self.status,
-            "invocation": None if self.invocation is None else list(self.invocation),
-            "candidates": [list(c) for c in self.candidates],
-            "tried": [list(c) for c in self.tried],
+            "invocation": None if self.invocation is None else _hidden(self.invocation),
+            "candidates": [_hidden(c) for c in self.candidates],
+            "tried": [_hidden(c) for c in self.tried],
         }
 
     @classmethod
@@ -232,7 +239,7 @@ class Invocation(MetaJson):
     argv: Argv
 
     def to_json(self) -> list[str]:
-        return list(self.argv)
+        return _hidden(self.argv)
 
     @classmethod
     def from_json(cls, value: object) -> Self | None:

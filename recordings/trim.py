@@ -21,6 +21,7 @@ from . import redact
 from .errors import RecordingError, RecordingFormatError
 from .guard import lenient_text
 from .meta import STORED_REPORT_KEY, STORED_REPORT_VERSION_KEY, Redactions
+from .shapes import json_text, parse_json
 from .upgrading import _check_recording, _copy_checked
 
 # the tables with a run column, and what it is called there
@@ -64,6 +65,32 @@ def _json_text(value: object) -> object:
     return redact.redact_json_text(value) if isinstance(value, str) else value
 
 
+_ARGV_MEMBERS = ("target", "client", "invocation")  # meta shapes holding a command line (shapes.py)
+_ARGV_LISTS = ("candidates", "tried")
+
+
+def _argv_text(value: object) -> object:
+    """A JSON command line (or a meta shape holding some) with the value after a secret-named flag hidden too."""
+    if not isinstance(value, str):
+        return value
+    parsed = parse_json(value)
+    if _is_argv(parsed):
+        return json_text(redact.redact_argv(parsed))  # type: ignore[arg-type]
+    if isinstance(parsed, dict) and any(k in parsed for k in (*_ARGV_MEMBERS, *_ARGV_LISTS)):
+        for key in _ARGV_MEMBERS:
+            if _is_argv(parsed.get(key)):
+                parsed[key] = redact.redact_argv(parsed[key])
+        for key in _ARGV_LISTS:
+            if isinstance(parsed.get(key), list) and all(_is_argv(c) for c in parsed[key]):
+                parsed[key] = [redact.redact_argv(c) for c in parsed[key]]
+        return redact.redact_json_text(json_text(parsed))
+    return redact.redact_json_text(value)
+
+
+def _is_argv(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(word, str) for word in value)
+
+
 def _path(value: object) -> object:
     return redact.redact_path(value) if isinstance(value, str) else value
 
@@ -75,10 +102,10 @@ def _headers(value: object) -> object:
 _BODY = _text_or_bytes(redact.redact_json_bytes)
 # every column that can hold a secret, with how it is redacted (the same functions the writer used)
 REDACTED_COLUMNS: dict[str, dict[str, Callable[[object], object]]] = {
-    "meta": {"value": _json_text},
+    "meta": {"value": _argv_text},
     # a run's plan and detail are backchannel's own (stored as given, as the writer does: replay and the oracle read
     # them); its client command line is the client's, and may hold a key-like value
-    "runs": {"client_argv": _json_text},
+    "runs": {"client_argv": _argv_text},
     "exchanges": {
         "path": _path,
         "request_headers": _headers,

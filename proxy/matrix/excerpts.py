@@ -12,6 +12,7 @@ from functools import cached_property
 
 from backchannel.oracle.model import Evidence
 from backchannel.oracle.render.text import evidence_line
+from backchannel.recordings import redact
 from backchannel.recordings.model import Recording
 from backchannel.recordings.safe_text import neutralise
 
@@ -43,7 +44,9 @@ def _decoded(data: bytes | None) -> str:
 
 
 def _pretty(text: str) -> str:
-    """JSON indented for reading (keys in their recorded order); anything else as it is."""
+    """JSON indented for reading (keys in their recorded order), secrets redacted again (the site is published, and
+    the file may come from a recorder that missed one); anything else as it is, redacted."""
+    text = redact.redact_json_text(text)
     try:
         return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
     except (ValueError, RecursionError):
@@ -74,7 +77,10 @@ class Excerpter:
 
     @cached_property
     def _sse(self) -> dict[int, str]:
-        return {e.seq: f"{e.kind} ({e.origin})\n{_decoded(e.client_raw)}" for e in self.rec.sse_events}
+        return {
+            e.seq: f"{e.kind} ({e.origin})\n{_decoded(redact.redact_json_bytes(e.client_raw))}"
+            for e in self.rec.sse_events
+        }
 
     @cached_property
     def _anomalies(self) -> dict[int, str]:
@@ -100,6 +106,7 @@ class Excerpter:
         return b""
 
     def _bytes_excerpt(self, label: str, data: bytes, ev: Evidence) -> Excerpt:
+        data = redact.redact_output(data, "matrix")  # masked at the same length: the cited offsets stay true
         if ev.offset is None:  # the whole stream or file is the evidence: its start
             return Excerpt(label, cited=neutralise(_bounded(_decoded(data[:CITED_BYTES]), CITED_BYTES)))
         start = max(ev.offset, 0)

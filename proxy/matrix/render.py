@@ -56,6 +56,9 @@ def _clear_previous(out: Path) -> None:
     index = out / "index.html"
     if not index.is_file() or GENERATOR not in index.read_text(encoding="utf-8", errors="replace"):
         raise SiteError(f"{out} is not empty and holds no matrix site; pick a new or empty --out")
+    linked = [name for name in (*SITE_FILES, *SITE_FOLDERS) if (out / name).is_symlink()]
+    if linked:  # refused before anything is deleted: a link would lead the clean-up out of the folder
+        raise SiteError(f"{out} holds symbolic links ({', '.join(linked)}); pick a new or empty --out")
     for name in SITE_FILES:
         (out / name).unlink(missing_ok=True)
     for name in SITE_FOLDERS:

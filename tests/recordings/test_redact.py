@@ -1,4 +1,5 @@
 import json
+import time
 
 import pytest
 
@@ -226,3 +227,21 @@ def test_mitmproxys_flow_state_keeps_no_secret_header_or_query_value():
 def test_a_flow_state_that_cannot_be_read_is_dropped_rather_than_kept_raw():
     values = ExchangeResponse(flow_state=b"\xc1 not msgpack hunter2").values()
     assert not any(isinstance(v, bytes) and b"hunter2" in v for v in values)
+
+
+def test_a_json_key_made_of_thousands_of_secret_words_is_redacted_without_backtracking():
+    # the member search once backtracked over the whole key for every secret word in it: minutes for 150 KB
+    text = json.dumps({"token" * 30000: "sk-value-123456789", "n": 1})
+    began = time.monotonic()
+    out = redact.redact_json_text(text)
+    assert time.monotonic() - began < 5.0  # about 0.03 s; a quadratic search takes minutes
+    assert json.loads(out)["token" * 30000] == redact.REDACTED
+
+
+def test_a_command_line_keeps_its_words_but_the_values_of_secret_named_flags():
+    argv = ["client", "--api-key", "sk_live_X1", "--password=hunter2hunter2", "--verbose", "{url}", "--token", "-v"]
+    assert redact.redact_argv(argv) == [
+        "client", "--api-key", redact.REDACTED, f"--password={redact.REDACTED}", "--verbose", "{url}", "--token", "-v",
+    ]  # fmt: skip
+    plain = ["python", "-m", "toy_agent", "--fix", "provenance", "mcp", "call", "{url}", "get_repo_status"]
+    assert redact.redact_argv(plain) == plain

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -101,3 +102,25 @@ def test_a_recording_still_being_written_is_refused_rather_than_copied_without_i
     with pytest.raises(RecordingError, match="-wal"):
         trim_copy(source, tmp_path / "out.sqlite")
     assert not (tmp_path / "out.sqlite").exists()
+
+
+def test_a_secret_after_a_flag_in_an_older_recordings_command_lines_is_hidden_in_the_copy(tmp_path):
+    source = tmp_path / "old.sqlite"
+    new_recording(source, runs=[{"id": "r1"}])
+    argv = ["my-client", "--api-key", "sk_live_51HxYzSECRET999", "--password", "hunter2hunter2", "{url}"]
+    with sqlite3.connect(source) as conn:  # as a recorder that did not hide them wrote it
+        conn.execute("UPDATE runs SET client_argv = ?", (json.dumps(argv),))
+        conn.execute("INSERT INTO meta(key, value) VALUES ('invocation', ?)", (json.dumps(argv),))
+    copy = tmp_path / "copy.sqlite"
+    trim_copy(source, copy)
+    data = copy.read_bytes()
+    assert b"sk_live_51HxYzSECRET999" not in data and b"hunter2hunter2" not in data
+    rec = load(copy)
+    assert rec.runs[0].client_argv == (
+        "my-client",
+        "--api-key",
+        redact.REDACTED,
+        "--password",
+        redact.REDACTED,
+        "{url}",
+    )

@@ -1,5 +1,6 @@
 """Evidence cut out of a recording: the message it cites, the terminal bytes with their context, all neutralised."""
 
+import json
 from pathlib import Path
 
 from backchannel.oracle import Evidence, judge
@@ -62,3 +63,17 @@ def test_a_huge_message_is_cut_to_a_readable_size(tmp_path: Path):
     path = new_recording(tmp_path / "big.sqlite", messages=[{"direction": "to-client", "kind": "x", "text": text}])
     cited = Excerpter(load(path)).excerpt(Evidence(kind="message", seq=1), None).cited
     assert len(cited) < WIRE_CHARS + 100 and cited.endswith("more characters)")
+
+
+def test_a_secret_the_recorder_missed_is_redacted_in_the_published_excerpt(tmp_path):
+    secret = {"password": "hunter2hunter2", "api_key": "sk-abcdefghijklmnopqrstuv"}
+    path = new_recording(
+        tmp_path / "leaky.sqlite",
+        runs=[{"id": "r1"}],
+        messages=[{"run_id": "r1", "direction": "to-server", "kind": "request", "method": "tools/call",
+                   "text": json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": secret})}],
+    )  # fmt: skip
+    rec = load(path)
+    excerpt = Excerpter(rec).excerpt(Evidence(kind="message", run="r1", seq=rec.messages[0].seq), "r1")
+    assert "hunter2hunter2" not in excerpt.cited and "sk-abcdefghijklmnopqrstuv" not in excerpt.cited
+    assert "[redacted]" in excerpt.cited

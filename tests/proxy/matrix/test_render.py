@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from backchannel.proxy.matrix.model import build
-from backchannel.proxy.matrix.render import SiteError, safe_href, write_site
+from backchannel.proxy.matrix.render import GENERATOR, SiteError, _clear_previous, safe_href, write_site
 from tests.proxy.matrix.conftest import IMG, SCRIPT, hostile_judged
 
 
@@ -62,3 +62,16 @@ def test_a_file_as_the_output_folder_is_refused(tmp_path: Path):
 
 def test_the_hostile_strings_are_what_the_test_thinks_they_are():
     assert SCRIPT.startswith("<script>") and IMG.startswith("<img")
+
+
+def test_a_previous_site_holding_a_symbolic_link_is_refused_before_anything_is_deleted(tmp_path):
+    out = tmp_path / "site"
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("mine")
+    out.mkdir()
+    (out / "index.html").write_text(f"<html>{GENERATOR}</html>")
+    (out / "cases").symlink_to(victim)
+    with pytest.raises(SiteError, match="symbolic links"):
+        _clear_previous(out)
+    assert (out / "index.html").exists() and (victim / "keep.txt").read_text() == "mine"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from backchannel.proxy.share.redaction import exporting, recorded_patterns, summary_lines
+from backchannel.proxy.share.redaction import MAX_RECORDED, exporting, recorded_patterns, summary_lines
 from backchannel.recordings import redact
 from backchannel.recordings.meta import Redactions
 
@@ -38,3 +40,22 @@ def test_a_bad_exporter_pattern_is_an_error_naming_it():
         with exporting({}, ["("]):
             pass
     assert recorded_patterns({}) == []
+
+
+def test_a_recordings_own_regular_expressions_are_left_out_and_named_and_its_plain_names_kept():
+    meta = {
+        "redactions:orchestrator": json.dumps(
+            {"counts": {}, "patterns": [r"\w*\w*\w*\w*\w*\w*!", "x-tenant-id", ".{0,100}.{0,100}x"]}
+        )
+    }
+    with exporting(meta, []) as policy:
+        assert policy.patterns == ("x-tenant-id",)
+        assert len(policy.ignored) == 2 and all("not a plain name" in line for line in policy.ignored)
+
+
+def test_a_recording_gives_at_most_a_bounded_number_of_patterns():
+    names = [f"name{i}" for i in range(MAX_RECORDED + 500)]
+    meta = {"redactions:orchestrator": json.dumps({"counts": {}, "patterns": names})}
+    with exporting(meta, []) as policy:
+        assert len(policy.patterns) == MAX_RECORDED
+        assert any("500 more patterns" in line for line in policy.ignored)
