@@ -60,7 +60,7 @@ _MAX_BODY_HELP = "Bytes of each HTTP body the recording keeps per exchange (more
 _MAX_SSE_EVENT_HELP = "Bytes the recording keeps per SSE event and per message text (more is cut, with an anomaly)."
 _REPLAY_HELP = (
     "Re-run a recording's scenario against a replay of its server side (its runs, plans and checks; --client or"
-    " --target give the client to run, else the recorded one)."
+    " --target give the client to run: a recording's own command lines are never run)."
 )
 _IDLE_HELP = "Seconds an upstream may send nothing before the client gets a JSON-RPC error (HTTP 504); 0: never."
 _REDACT_HELP = "Also redact values whose name matches this regular expression (repeatable)."

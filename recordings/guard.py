@@ -169,6 +169,8 @@ def vetted_columns(conn: sqlite3.Connection, path: Path) -> dict[str, frozenset[
         )
     present: dict[str, frozenset[str]] = {}
     for kind, name, sql in found:
+        # SQLite's names ignore case: `FROM anomalies` reads a view called Anomalies, so it is vetted as anomalies
+        name = str(name).lower()
         if name not in KNOWN_COLUMNS:
             continue
         if kind != "table" or str(sql).lstrip().upper().startswith("CREATE VIRTUAL"):
@@ -180,7 +182,7 @@ def vetted_columns(conn: sqlite3.Connection, path: Path) -> dict[str, frozenset[
         generated = [str(col[1]) for col in columns if col[6] not in (0, 1)]
         if generated:
             raise RecordingFormatError(f"{path}: table {name} has computed columns ({', '.join(generated)}); refusing")
-        present[str(name)] = frozenset(str(col[1]) for col in columns if col[6] == 0)
+        present[name] = frozenset(str(col[1]).lower() for col in columns if col[6] == 0)
     return present
 
 

@@ -49,6 +49,10 @@ def store_report(path: str | Path, report_json_text: str, oracle_version: str) -
         raise RecordingError(f"{target}: the report to store is not JSON ({exc}); it was not stored") from exc
     if not isinstance(parsed, dict):
         raise RecordingError(f"{target}: the report to store is not a JSON object; it was not stored")
+    if target.is_symlink():  # replacing it would turn a linked corpus into copies, and leave the file as it was
+        raise RecordingError(f"{target} is a symbolic link; store into the file it names; nothing was stored")
+    if target.is_file() and not target.stat().st_mode & stat.S_IWUSR:  # its owner made it read-only: respect that
+        raise RecordingError(f"{target} is read-only; nothing was stored")
     wal = target.with_name(target.name + "-wal")
     if wal.is_file() and wal.stat().st_size > 0:
         raise RecordingError(f"{target} has a -wal beside it: another process may be writing it; nothing was stored")

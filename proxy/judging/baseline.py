@@ -41,6 +41,19 @@ class Verdict:
         return 1 if self.unexpected or self.stale else 0
 
 
+class _NoAliases(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type information
+    """Safe YAML without anchors and aliases: a baseline is a short list, and aliases nested a few levels deep make
+    a few hundred bytes expand into billions of items (the "billion laughs")."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.events.AliasEvent):
+            event = self.get_event()
+            raise yaml.composer.ComposerError(
+                None, None, "aliases (*name) are not allowed in a baseline", event.start_mark
+            )
+        return super().compose_node(parent, index)
+
+
 def load_baseline(path: Path) -> tuple[str, ...]:
     """The entries of a baseline file, in file order, checked; anything else is a BaselineError."""
     try:
@@ -51,7 +64,7 @@ def load_baseline(path: Path) -> tuple[str, ...]:
     if len(raw) > MAX_BYTES:
         raise BaselineError(f"baseline {path} is larger than {MAX_BYTES} bytes; a baseline is a short list")
     try:
-        data: Any = yaml.safe_load(raw.decode("utf-8"))
+        data: Any = yaml.load(raw.decode("utf-8"), Loader=_NoAliases)  # noqa: S506 - a SafeLoader, minus aliases
     except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BaselineError(f"baseline {path} is not valid YAML: {first}") from exc
@@ -64,7 +77,7 @@ def load_baseline(path: Path) -> tuple[str, ...]:
         raise BaselineError(f"baseline {path}: {KEY!r} must be a list of strings, not {type(entries).__name__}")
     for i, item in enumerate(entries, 1):
         if not isinstance(item, str) or not _ENTRY.match(item):
-            shown = repr(item)[:80]
+            shown = repr(item)[:80] if isinstance(item, str) else f"a {type(item).__name__}"
             raise BaselineError(f"baseline {path}: entry {i} ({shown}) is not 'scenario' or 'scenario:check-id'")
     return tuple(dict.fromkeys(entries))
 

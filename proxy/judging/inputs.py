@@ -3,9 +3,11 @@ the path relative to the argument it came from, so a shard is the same on every 
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from backchannel.recordings.errors import RecordingError
@@ -32,6 +34,31 @@ def _glob_root(pattern: str) -> Path:
     return Path(*fixed) if fixed else Path()
 
 
+def _walk_matching(root: Path, pattern: tuple[str, ...]) -> list[Path]:
+    """Files under `root` whose relative path matches `pattern` (segments; `**` is any number of folders), found
+    without following symlinked folders."""
+    found = []
+    for folder, dirs, files in os.walk(root or Path(".")):
+        dirs.sort()
+        for name in files:
+            path = Path(folder) / name
+            if _segments_match(pattern, path.relative_to(root).parts):
+                found.append(path)
+    return sorted(found)
+
+
+def _segments_match(pattern: tuple[str, ...], parts: tuple[str, ...]) -> bool:
+    @cache
+    def match(i: int, j: int) -> bool:
+        if i == len(pattern):
+            return j == len(parts)
+        if pattern[i] == "**":
+            return match(i + 1, j) or (j < len(parts) and match(i, j + 1))
+        return j < len(parts) and fnmatch.fnmatchcase(parts[j], pattern[i]) and match(i + 1, j + 1)
+
+    return match(0, 0)
+
+
 def _in_folder(folder: Path) -> list[Input]:
     found = []
     for root, dirs, files in os.walk(folder):  # no symlinked folders followed: a corpus cannot loop
@@ -55,7 +82,10 @@ def expand(arguments: list[str]) -> list[Input]:
             found = [Input(path, path.name)]
         elif has_magic(argument):
             root = _glob_root(argument)
-            matches = sorted(Path(m) for m in glob.glob(argument, recursive=True))
+            if "**" in argument:  # glob's `**` follows symlinked folders, and a link loop never ends: walk instead
+                matches = _walk_matching(root, Path(argument).parts[len(root.parts) :])
+            else:
+                matches = sorted(Path(m) for m in glob.glob(argument))
             found = [Input(m, m.relative_to(root).as_posix()) for m in matches if m.is_file()]
         else:
             raise RecordingError(f"{argument}: no such recording or folder; check the path")

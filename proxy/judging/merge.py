@@ -16,8 +16,14 @@ class MergeError(ValueError):
     """A file that is not a judge JSON output; the message names it and says what is wrong, on one line."""
 
 
+MAX_COUNT = 2**53  # a count past it is no count a judge run made (and a sum of huge ones cannot even be printed)
+
+
 def _is_count_map(value: Any) -> bool:
-    return isinstance(value, dict) and all(isinstance(v, int) and not isinstance(v, bool) for v in value.values())
+    """Counts are whole numbers from 0 up: a negative one would cancel another shard's failures in the totals."""
+    return isinstance(value, dict) and all(
+        isinstance(v, int) and not isinstance(v, bool) and 0 <= v < MAX_COUNT for v in value.values()
+    )
 
 
 def _check_report(report: Any, where: str) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import uvicorn
 
 from backchannel.proxy.replay.live_id import sse_with_live_id, with_live_id
 from backchannel.proxy.replay.matchers import RequestView
-from backchannel.proxy.replay.script import Ledger, Miss, Served
+from backchannel.proxy.replay.script import BODILESS, Ledger, Miss, Served
 
 STARTUP_TIMEOUT_S = 10.0
 STOP_TIMEOUT_S = 5.0
@@ -100,8 +100,8 @@ class ReplayApp:
             await send({"type": "http.response.body", "body": b""})
             return
         if reply.items is None:
-            body = with_live_id(reply.body, recorded_id, live_id)
-            await _head(send, reply.status, reply.headers, len(body))
+            body = b"" if reply.status in BODILESS else with_live_id(reply.body, recorded_id, live_id)
+            await _head(send, reply.status, reply.headers, None if reply.status in BODILESS else len(body))
             await send({"type": "http.response.body", "body": body})
             return
         await _head(send, reply.status, reply.headers, None)

@@ -15,6 +15,10 @@ import typer
 from backchannel.proxy.judging.keep import keep_report
 from backchannel.proxy.replay.session import ReplayError, choose_run, load_recording, serve
 from backchannel.proxy.replay.through_proxy import proxied_replay
+from backchannel.proxy.run.capture import CaptureError
+from backchannel.proxy.run.guard import Interrupted
+from backchannel.proxy.run.launcher import ProxyError
+from backchannel.recordings.errors import RecordingError
 from backchannel.recordings.safe_text import neutralise
 
 
@@ -30,8 +34,8 @@ def _note(line: str) -> None:
 
 def _wait_for_interrupt() -> None:
     try:
-        threading.Event().wait()  # nothing ends a replay but Ctrl-C (or SIGTERM, which Capture turns into one)
-    except KeyboardInterrupt:
+        threading.Event().wait()  # nothing ends a replay but Ctrl-C, or SIGTERM (Capture turns it into Interrupted)
+    except (KeyboardInterrupt, Interrupted):
         pass
 
 
@@ -83,5 +87,5 @@ def replay_command(
         if warning is not None:
             _note(warning)
         print(f"closed {out}; judge it with: backchannel judge {out}", file=sys.stderr)
-    except ReplayError as exc:
+    except (ReplayError, RecordingError, CaptureError, ProxyError) as exc:
         raise _fail(str(exc)) from exc

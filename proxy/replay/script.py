@@ -21,7 +21,9 @@ Side = Literal["client", "upstream"]
 MAX_WAIT_S = 30.0  # one recorded wait, at most: a hostile recording must not hold a client for hours
 FRAMING = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive"})  # recomputed per response
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_FIELD_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
+# h11's field-value: no leading or trailing space or tab (an empty value is fine)
+_FIELD_VALUE = re.compile(r"(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?")
+BODILESS = (204, 304)  # statuses HTTP sends without a body, whatever the recording held
 
 
 def servable_headers(headers: Headers) -> Headers:

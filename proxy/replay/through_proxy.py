@@ -157,14 +157,16 @@ class Invocations:
     recorded_target: Sequence[str] | None = None
 
     def argv(self, run: Run) -> list[str] | None:
-        """The argv to run; None to carry the run over as recorded (a help probe, with only `client` given)."""
+        """The argv to run; None to carry the run over as recorded. A recording is a stranger's file: its own command
+        lines are never run, only the caller's `client`, or the caller's `target` with the recorded arguments after
+        the recorded target (a run that did not start with the recorded target is carried over)."""
         template = client_template(run) or []
         old = list(self.recorded_target or ())
-        if self.target is not None and old and template[: len(old)] == old:
-            return [*self.target, *template[len(old) :]]
+        if self.target is not None:
+            return [*self.target, *template[len(old) :]] if old and template[: len(old)] == old else None
         if self.client is not None:
             return list(self.client) if "{url}" in template else None
-        return template
+        return None
 
 
 def rerun(
@@ -181,8 +183,8 @@ def rerun(
     """Re-run a recorded scenario against a replay of its server side, into a new recording at `out`.
 
     Every recorded run is run again, in order: a client run with the argv `Invocations` gives (`client`, an argv
-    with `{url}`; or `target` in place of the recorded target; or else the recorded argv, its URL swapped), or, for a
-    planted run, the harness's requests re-sent. With only `client`, a run whose argv never named its URL (a
+    with `{url}`; or `target` in place of the recorded target; never the recorded argv itself), or, for a planted
+    run, the harness's requests re-sent. With only `client`, a run whose argv never named its URL (a
     discovery help probe) is carried over as recorded. `stdin` defaults to the recorded `--stdin`. Recorded waits
     are scaled by `speed` (0: none); a reply may be served again (`allow_repeats`), as a live server would answer a
     repeated call. Returns `out`, ready for `judge`.
@@ -190,6 +192,11 @@ def rerun(
     Raises:
         ReplayError: the file is unreadable, holds nothing to replay, or the capture could not start.
     """
+    if client is None and target is None:
+        raise ReplayError(
+            "give --client or --target: the client to run against the replay (a recording's own command lines are"
+            " never run: it may come from anyone)"
+        )
     rec = load_recording(file)
     options = ProbeOptions.read(rec.meta)
     invocations = Invocations(client, target, options.target if options else None)

@@ -93,3 +93,18 @@ def test_a_damaged_stored_report_is_a_format_error_not_a_crash(copy: Path, value
     conn.close()
     with pytest.raises(RecordingFormatError, match="stored report"):
         stored_report(load(copy))
+
+
+def test_a_symbolic_link_or_a_read_only_recording_is_refused_and_left_as_it_was(tmp_path):
+    real = tmp_path / "real.sqlite"
+    shutil.copyfile(REFERENCE, real)
+    link = tmp_path / "link.sqlite"
+    link.symlink_to(real)
+    with pytest.raises(RecordingError, match="symbolic link"):
+        store_report(link, "{}", "1")
+    assert link.is_symlink()
+    real.chmod(0o444)
+    before = real.read_bytes()
+    with pytest.raises(RecordingError, match="read-only"):
+        store_report(real, "{}", "1")
+    assert real.read_bytes() == before

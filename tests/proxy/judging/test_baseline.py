@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from backchannel.proxy.judging.baseline import BaselineError, load_baseline
 from tests.proxy.judging.conftest import FLAWED, PASSING, as_json, copy_in, run_cli
 
 FLAWED_FAILS = (
@@ -80,3 +81,16 @@ def test_a_malformed_baseline_is_one_clear_line_and_exit_2(tmp_path: Path, flawe
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.startswith(f"backchannel: baseline {path}") and done.stderr.count("\n") == 1
+
+
+def test_a_baseline_built_of_nested_aliases_is_refused_at_once_instead_of_expanding(tmp_path):
+    lines = ['a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    previous = "a"
+    for i in range(1, 12):  # 9^12 strings once expanded
+        lines.append(f"b{i}: &b{i} [" + ", ".join([f"*{previous}"] * 9) + "]")
+        previous = f"b{i}"
+    lines.append(f"expected-failures: [*{previous}]")
+    path = tmp_path / "laughs.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(BaselineError, match="aliases"):
+        load_baseline(path)

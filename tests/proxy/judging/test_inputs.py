@@ -41,3 +41,13 @@ def test_an_argument_naming_no_recording_is_an_error_not_an_empty_run(tmp_path: 
     (tmp_path / "empty").mkdir()
     with pytest.raises(RecordingError, match="no such recording|names no"):
         expand([str(tmp_path / argument)])
+
+
+def test_a_recursive_glob_over_a_symlink_loop_ends_and_finds_each_recording_once(tmp_path):
+    folder = tmp_path / "loop" / "d"
+    folder.mkdir(parents=True)
+    (folder / "one.sqlite").write_bytes(b"")
+    (folder / "x").symlink_to("..")
+    (folder / "y").symlink_to("..")
+    found = expand([f"{tmp_path}/loop/**/*.sqlite"])
+    assert [item.relative for item in found] == ["d/one.sqlite"]

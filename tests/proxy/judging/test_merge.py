@@ -37,6 +37,8 @@ def test_merge_reports_accepts_single_reports_and_applies_a_baseline(tmp_path: P
         json.dumps({"tool": "backchannel", "kind": "backchannel-corpus", "recordings": [{"name": 3}]}),
         json.dumps({"tool": "backchannel", "kind": "backchannel-corpus", "recordings": [{"name": "x"}]}),
         json.dumps({"tool": "backchannel", "results": [], "summary": {"PASS": "many"}, "exit_code": 0}),
+        json.dumps({"tool": "backchannel", "results": [], "summary": {"FAIL": -5}, "exit_code": 0}),
+        '{"tool": "backchannel", "results": [], "summary": {"PASS": ' + "9" * 4300 + '}, "exit_code": 0}',
         "[" * 100_000 + "]" * 100_000,
     ],
 )

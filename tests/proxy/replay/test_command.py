@@ -15,6 +15,7 @@ import pytest
 from backchannel.oracle import judge
 from backchannel.proxy.clients.drivers.paths import py_driver
 from backchannel.recordings import load
+from backchannel.recordings.reports import stored_report
 from tests.factories import new_recording
 
 from .conftest import REFERENCE
@@ -122,3 +123,25 @@ def test_a_hostile_run_name_cannot_drive_the_terminal(tmp_path: Path):
     assert result.returncode == 2
     assert "\x1b" not in result.stderr and "\u202e" not in result.stderr
     assert "\\x1b[2J\\u202eevil" in result.stderr
+
+
+def test_sigterm_ends_a_recorded_replay_like_ctrl_c_with_the_recording_closed_and_its_report_kept(tmp_path: Path):
+    out = tmp_path / "again.sqlite"
+    command = [*REPLAY, str(REFERENCE / "elicitation-url-mode-py-sdk.sqlite"), "--out", str(out), "--speed", "0"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first_line(process)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=20)
+    assert process.returncode == 0 and "Traceback" not in err, err
+    assert f"closed {out}" in err
+    assert stored_report(load(out)) is not None
+
+
+def test_an_out_path_that_is_a_dangling_link_is_refused_in_one_line(tmp_path: Path):
+    out = tmp_path / "dangle.sqlite"
+    out.symlink_to(tmp_path / "nowhere.sqlite")
+    source = str(REFERENCE / "mrtr-provenance-toy-flawed.sqlite")
+    result = subprocess.run([*REPLAY, source, "--out", str(out)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from backchannel.proxy.replay.matchers import RequestView
-from backchannel.proxy.replay.script import MAX_WAIT_S, Ledger, Miss, Served, pick_run, script_of
+from backchannel.proxy.replay.script import MAX_WAIT_S, Ledger, Miss, Served, pick_run, script_of, servable_headers
 from backchannel.recordings import load
 from tests.factories import new_recording
 
@@ -90,3 +90,8 @@ def test_a_recorded_wait_is_capped(tmp_path: Path):
     rec = load(path)
     (entry,) = script_of(rec, rec.run(RUN), "client")
     assert entry.reply.head_delay == MAX_WAIT_S
+
+
+def test_a_recorded_header_value_with_leading_or_trailing_space_is_not_served_again():
+    headers = (("content-type", "application/json "), ("x-a", " b"), ("x-ok", "a b"), ("x-empty", ""))
+    assert servable_headers(headers) == (("x-ok", "a b"), ("x-empty", ""))

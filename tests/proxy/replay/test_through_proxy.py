@@ -4,6 +4,7 @@ network, no original server) is judged to the same statuses; a request the repla
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import httpx
 import pytest
 
 from backchannel.oracle import judge
-from backchannel.proxy.replay.session import load_recording
+from backchannel.proxy.replay.session import ReplayError, load_recording
 from backchannel.proxy.replay.through_proxy import Invocations, client_template, proxied_replay, rerun
 from backchannel.recordings import load
 from backchannel.recordings.shapes import ProbeOptions
@@ -98,4 +99,15 @@ def test_invocations_swap_the_client_or_the_target_and_carry_help_probes_over_wi
     with_target = Invocations(target=["t"], recorded_target=options.target)
     assert with_target.argv(help_probe) == ["t", "--help"]
     assert with_target.argv(control) == ["t", "mcp", "call", "{url}", "get_repo_status"]
-    assert Invocations().argv(control) == [*options.target, "mcp", "call", "{url}", "get_repo_status"]
+    assert Invocations().argv(control) is None  # the recording's own command line is never run
+
+
+def test_a_recordings_own_command_line_is_never_run_without_a_client_or_target_from_the_caller(tmp_path):
+    evil = tmp_path / "evil.sqlite"
+    evil.write_bytes((REFERENCE / "mrtr-provenance-toy-flawed.sqlite").read_bytes())
+    proof = tmp_path / "PWNED"
+    with sqlite3.connect(evil) as conn:  # what a stranger's file may hold
+        conn.execute("UPDATE runs SET client_argv = ?", (json.dumps(["/bin/sh", "-c", f"touch {proof}", "{url}"]),))
+    with pytest.raises(ReplayError, match="--client or --target"):
+        rerun(evil, tmp_path / "again.sqlite", timeout=10)
+    assert not proof.exists() and not (tmp_path / "again.sqlite").exists()
