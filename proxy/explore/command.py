@@ -23,6 +23,7 @@ from typing import IO, Annotated
 import typer
 
 from backchannel.proxy.explore.metadata import datasette_metadata
+from backchannel.proxy.run.guard import Interrupted, interruptible
 from backchannel.proxy.run.reaper import die_with_parent
 from backchannel.recordings import load
 from backchannel.recordings.errors import RecordingError
@@ -151,8 +152,9 @@ def explore_command(
         try:
             print(database_url(bound, file), flush=True)
             print(neutralise(f"exploring {file} read-only; Ctrl-C stops"), file=sys.stderr, flush=True)
-            code = process.wait()
-        except KeyboardInterrupt:
+            with interruptible():  # SIGTERM and SIGHUP end it like Ctrl-C: Datasette stopped, the temp folder gone
+                code = process.wait()
+        except (KeyboardInterrupt, Interrupted):
             return
         finally:
             stop(process)

@@ -147,3 +147,21 @@ def test_the_readme_example_runs_as_written():
         assert isinstance(rows, list) and rows
     finally:
         stop(process)
+
+
+def test_sigterm_stops_explore_like_ctrl_c_and_leaves_no_temp_folder(tmp_path):
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    process = subprocess.Popen(
+        [*EXPLORE, str(FLAWED), "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        first_line(process)
+        assert list(tmp_path.glob("backchannel-explore-*")), "the metadata folder exists while it serves"
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(5)
+    assert process.returncode == 0
+    assert not list(tmp_path.glob("backchannel-explore-*"))
