@@ -49,7 +49,8 @@ def _whole(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _argv(value: object) -> Argv | None:
+def argv_of(value: object) -> Argv | None:
+    """A JSON command line (a list of strings) as an Argv; None for anything else."""
     if isinstance(value, list) and all(isinstance(part, str) for part in value):
         return tuple(value)
     return None
@@ -59,7 +60,7 @@ def _argvs(value: object) -> tuple[Argv, ...]:
     """A list of argvs; entries that are not lists of strings are left out."""
     if not isinstance(value, list):
         return ()
-    return tuple(found for found in map(_argv, value) if found is not None)
+    return tuple(found for found in map(argv_of, value) if found is not None)
 
 
 def _is_fact(value: object) -> bool:
@@ -171,8 +172,8 @@ class ProbeOptions(MetaJson):
         return cls(
             ignore_capabilities=ignore if isinstance(ignore, bool) else None,
             result_type_rule=_str(value.get("result_type_rule")),
-            target=_argv(value.get("target")),
-            client=_argv(value.get("client")),
+            target=argv_of(value.get("target")),
+            client=argv_of(value.get("client")),
             stdin=_str(value.get("stdin")),
             hold_ms=_whole(value.get("hold_ms")),
         )
@@ -204,7 +205,7 @@ class Discovery(MetaJson):
             return None
         return cls(
             status=value["status"],
-            invocation=_argv(value.get("invocation")),
+            invocation=argv_of(value.get("invocation")),
             candidates=_argvs(value.get("candidates")),
             tried=_argvs(value.get("tried")),
         )
@@ -243,5 +244,5 @@ class Invocation(MetaJson):
 
     @classmethod
     def from_json(cls, value: object) -> Self | None:
-        argv = _argv(value)
+        argv = argv_of(value)
         return None if argv is None else cls(argv=argv)

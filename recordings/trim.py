@@ -21,7 +21,7 @@ from . import redact
 from .errors import RecordingError, RecordingFormatError
 from .guard import lenient_text
 from .meta import STORED_REPORT_KEY, STORED_REPORT_VERSION_KEY, Redactions
-from .shapes import json_text, parse_json
+from .shapes import argv_of, json_text, parse_json
 from .upgrading import _check_recording, _copy_checked
 
 # the tables with a run column, and what it is called there
@@ -74,21 +74,19 @@ def _argv_text(value: object) -> object:
     if not isinstance(value, str):
         return value
     parsed = parse_json(value)
-    if _is_argv(parsed):
-        return json_text(redact.redact_argv(parsed))  # type: ignore[arg-type]
+    if (argv := argv_of(parsed)) is not None:
+        return json_text(redact.redact_argv(argv))
     if isinstance(parsed, dict) and any(k in parsed for k in (*_ARGV_MEMBERS, *_ARGV_LISTS)):
         for key in _ARGV_MEMBERS:
-            if _is_argv(parsed.get(key)):
-                parsed[key] = redact.redact_argv(parsed[key])
+            if (argv := argv_of(parsed.get(key))) is not None:
+                parsed[key] = redact.redact_argv(argv)
         for key in _ARGV_LISTS:
-            if isinstance(parsed.get(key), list) and all(_is_argv(c) for c in parsed[key]):
-                parsed[key] = [redact.redact_argv(c) for c in parsed[key]]
+            entries = parsed.get(key)
+            argvs = [argv_of(entry) for entry in entries] if isinstance(entries, list) else [None]
+            if all(argv is not None for argv in argvs):
+                parsed[key] = [redact.redact_argv(argv) for argv in argvs if argv is not None]
         return redact.redact_json_text(json_text(parsed))
     return redact.redact_json_text(value)
-
-
-def _is_argv(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(word, str) for word in value)
 
 
 def _path(value: object) -> object:
