@@ -39,6 +39,7 @@ def _result(check: Check, finding: Finding) -> Result:
         cwe=check.cwe,
         verdict=VERDICT_OF[finding.status] if check.probe and finding.status in VERDICT_OF else None,
         subject=finding.subject,
+        untestable=finding.untestable,
     )
 
 

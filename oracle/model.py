@@ -53,6 +53,7 @@ class Finding:
     signals: tuple[str, ...] = ()
     observations: tuple[str, ...] = ()
     subject: str | None = None  # what the finding is about when one check yields several (an arm, a round)
+    untestable: bool = False  # a FAIL because the target lacks what the scenario needs (its message says so)
 
     @staticmethod
     def passed(message: str, *evidence: Evidence, **kw: object) -> Finding:
@@ -112,6 +113,7 @@ class Result:
     cwe: tuple[str, ...]
     verdict: Verdict | None
     subject: str | None
+    untestable: bool = False
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -137,6 +139,8 @@ class Result:
             out["observations"] = list(self.observations)
         if self.cwe:
             out["cwe"] = list(self.cwe)
+        if self.untestable:
+            out["untestable"] = True
         return out
 
 

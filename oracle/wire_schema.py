@@ -15,6 +15,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from .uri import URI_FORMAT
+
 REQUEST_DEFS = {
     "server/discover": "DiscoverRequest",
     "tools/list": "ListToolsRequest",
@@ -48,7 +50,9 @@ def _defs() -> dict[str, Any]:
 
 @cache
 def validator(name: str) -> Draft202012Validator:
-    return Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": _defs()})
+    # format: uri is checked (oracle/uri.py: the same rule sep-1036-url-valid applies); the schema's other formats
+    # (byte, uri-template) are not: which of them jsonschema checks would depend on what else happens to be installed
+    return Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": _defs()}, format_checker=URI_FORMAT)
 
 
 def schema_errors(name: str, payload: Any) -> tuple[tuple[str, str], ...]:

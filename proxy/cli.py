@@ -33,7 +33,7 @@ from backchannel.proxy.run.lab import parse_env
 from backchannel.proxy.run.launcher import ProxyError
 from backchannel.proxy.run.record import record_command, record_live
 from backchannel.proxy.run.web_ui import record_web
-from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Option
+from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Option, Scenario, server_url_problem
 from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario
 from backchannel.proxy.share.bug_report import bug_report_command
 from backchannel.proxy.share.export import export_command
@@ -289,12 +289,48 @@ def _settings_for(scenario_name: str, settings: dict[str, Any]) -> dict[str, Any
     return {name: settings.get(name, option.default) for name, option in own.items()}
 
 
+CLIENT_DEFAULT = "mrtr-provenance"
+SERVER_DEFAULT = "elicitation-sep1036-url-mode"
+
+
+def _check_sides(
+    chosen: Scenario, *, server: str | None, client: str | None, target: str | None, replay: Path | None
+) -> None:
+    """--server goes with a scenario that tests a server; --client and --target with one that tests a client."""
+    if chosen.side == "server":
+        if client or target:
+            raise CheckError(
+                f"--scenario {chosen.name} tests a server: give --server URL (or nothing, for its bundled"
+                " conformant server), not --client or --target"
+            )
+        if replay is not None:
+            raise CheckError(f"--replay re-runs a client scenario; {chosen.name} tests a server (judge its recording)")
+        if server is not None:
+            problem = server_url_problem(server)
+            if problem:
+                raise CheckError(f"--server {server!r}: {problem}")
+    elif server is not None:
+        servers = [s.name for s in all_scenarios().values() if s.side == "server"]
+        raise CheckError(
+            f"--scenario {chosen.name} tests a client, so it takes --client or --target; --server goes with a server"
+            f" scenario: {', '.join(servers)}"
+        )
+
+
 def check(
     target: Annotated[str | None, typer.Option(help='A CLI to discover from its own help, e.g. "fastmcp".')] = None,
     client: Annotated[
         str | None, typer.Option(help="The client invocation, with {url} where the server URL goes.")
     ] = None,
-    scenario: Annotated[str, typer.Option(help=_names_help("Which scenario to run"))] = ("mrtr-provenance"),
+    server: Annotated[
+        str | None, typer.Option(help="A server to test (its MCP URL): runs a server scenario against it.")
+    ] = None,
+    scenario: Annotated[
+        str | None,
+        typer.Option(
+            help=_names_help(f"Which scenario to run (default: {CLIENT_DEFAULT}; with --server, {SERVER_DEFAULT})")
+        ),
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Where to keep the recording (.sqlite).")] = None,
     fmt: Annotated[str, typer.Option("--format", help="Report format: text, json, junit or sarif.")] = "text",
     timeout: Annotated[float, typer.Option(help="Seconds each client run may take.")] = 30.0,
@@ -324,13 +360,16 @@ def check(
     if target and client:
         raise fail("give --target (a CLI to discover) or --client (an invocation with {url}), not both")
     try:
+        scenario = scenario or (SERVER_DEFAULT if server else CLIENT_DEFAULT)
         chosen = get_scenario(scenario)
+        _check_sides(chosen, server=server, client=client, target=target, replay=replay)
         own_settings = _settings_for(scenario, settings or {})
         default_target = list(chosen.default_target) if chosen.default_target else None
         options = CheckOptions(
             out=out or Path(time.strftime("backchannel-check-%Y%m%d-%H%M%S.sqlite")),
             target=shlex.split(target) if target else (None if client else default_target),
             client=shlex.split(client) if client else None,
+            server=server,
             timeout=timeout,
             stdin=None if stdin is None else stdin.replace("\\n", "\n").encode(),
             settings=own_settings,

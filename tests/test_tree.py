@@ -51,6 +51,11 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
         "tests/oracle/scenarios/mrtr_provenance/checks/test_elicitation_names_requesting_server.py",
         FACTS,
     ),
+    "oracle/scenarios/elicitation_sep1036_url_mode/facts.py": (
+        "tests/oracle/scenarios/elicitation_sep1036_url_mode/test_broken_server.py",
+        FACTS,
+    ),
+    "proxy/servers/paths.py": ("tests/proxy/servers/test_ts_sdk.py", "finds the installed server those tests start"),
     "recordings/model.py": ("tests/recordings/test_reader.py", "the read side's records: the reader's tests fill them"),
     "recordings/errors.py": ("tests/recordings/test_reader.py", "exception classes, raised and caught there"),
     "recordings/migrations.py": ("tests/recordings/test_store.py", "applied by create and upgrade, tested there"),

@@ -100,6 +100,8 @@ def _properties(result: Result) -> Json:
         props["observations"] = list(result.observations)
     if result.cwe:
         props["cwe"] = list(result.cwe)
+    if result.untestable:
+        props["untestable"] = True
     props["evidence"] = [ev.as_dict() for ev in result.evidence]
     return props
 

@@ -14,6 +14,7 @@ from backchannel.oracle import Check, Report, Result, all_checks
 from backchannel.oracle.model import SEVERITY, VERDICT_OF
 from backchannel.oracle.render.text import status_label
 from backchannel.proxy.judging.inputs import Input
+from backchannel.proxy.scenarios.registry import side_of
 from backchannel.recordings.model import Recording
 from backchannel.recordings.safe_text import neutralise
 
@@ -140,7 +141,9 @@ def build(judged: Iterable[tuple[Input, Recording, Report]]) -> Matrix:
     requirements: dict[tuple[str, str], Requirement] = {}
     for item, rec, report in judged:
         recording = neutralise(item.relative)
-        column = Column(_unique(slug(item.relative.removesuffix(".sqlite")), taken), recording, identify(rec))
+        server_side = any(side_of(scenario) == "server" for scenario in report.scenarios)
+        identity = identify(rec, server_side=server_side)
+        column = Column(_unique(slug(item.relative.removesuffix(".sqlite")), taken), recording, identity)
         excerpters[column] = Excerpter(rec)
         for scenario in report.scenarios:
             grouped.setdefault(scenario, {}).setdefault(column, {})

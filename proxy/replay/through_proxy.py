@@ -16,10 +16,12 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from backchannel.oracle.judge import scenarios_of
 from backchannel.proxy.replay.app import RunningReplay
 from backchannel.proxy.replay.session import ReplayError, load_recording, serve
 from backchannel.proxy.replay.url_hits import HitRecorder
 from backchannel.proxy.run.capture import Capture, CaptureError, RunHandle
+from backchannel.proxy.scenarios.registry import side_of
 from backchannel.recordings.meta import MetaValue
 from backchannel.recordings.model import Recording, Run
 from backchannel.recordings.rows import AnomalyRow, FileRow
@@ -169,6 +171,16 @@ class Invocations:
         return None
 
 
+def refuse_server_scenario(rec: Recording, file: Path) -> None:
+    """A recording of a server scenario has no client to re-run: it is judged, or its server side served."""
+    servers = [name for name in scenarios_of(rec) if side_of(name) == "server"]
+    if servers:
+        raise ReplayError(
+            f"{file} records the server scenario {servers[0]}: there is no client to re-run; re-judge it with"
+            f" `backchannel judge {file}`, or serve the server's recorded answers with `backchannel replay {file}`"
+        )
+
+
 def rerun(
     file: Path,
     out: Path,
@@ -198,6 +210,7 @@ def rerun(
             " never run: it may come from anyone)"
         )
     rec = load_recording(file)
+    refuse_server_scenario(rec, file)
     options = ProbeOptions.read(rec.meta)
     invocations = Invocations(client, target, options.target if options else None)
     if stdin is None and options is not None and options.stdin is not None:

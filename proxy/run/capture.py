@@ -32,6 +32,10 @@ class CaptureError(Exception):
     """The capture could not start or go on; the message says what and what to do next."""
 
 
+class UpstreamDown(CaptureError):
+    """Nothing accepts connections at the upstream: the finalised recording holds an `upstream-unreachable` anomaly."""
+
+
 class HarnessBroken(CaptureError):
     """The proxy died under the capture: the recording is finalised and judging it says ERROR, with why."""
 
@@ -148,7 +152,7 @@ class Capture:
         if problem:
             self.writer.insert(AnomalyRow(kind="upstream-unreachable", detail=problem, t=time.time()))
             self.writer.flush()
-            raise CaptureError(f"upstream {self.upstream} is down: {problem}; start it or pass another --upstream")
+            raise UpstreamDown(f"upstream {self.upstream} is down: {problem}; start it or pass another --upstream")
         try:
             self.proxy = start_proxy(
                 self.out, self.upstream, flow_state=self.flow_state, marker=self.marker, labs=self.labs
@@ -287,6 +291,16 @@ class Capture:
         """Wait until everything this process queued is committed."""
         assert self.writer is not None
         self.writer.flush()
+
+    def add_facts(self, run: RunHandle, facts: Mapping[str, Fact]) -> None:
+        """Add a scenario's facts about a run it drove itself (written with the run's end)."""
+        detail = self._details.get(run.id, RunDetail())
+        self._details[run.id] = replace(detail, facts={**detail.facts, **facts})
+
+    def note_anomaly(self, kind: str, detail: str, run_id: str | None = None) -> None:
+        """Record something the harness saw go wrong around the runs (e.g. a server that stopped answering)."""
+        assert self.writer is not None
+        self.writer.insert(AnomalyRow(kind=kind, detail=detail, run_id=run_id, t=time.time()))
 
     def note_run(self, run: RunHandle, *, planted_id: str) -> None:
         """Record what the harness planted on a run (the ledger witness's request id)."""

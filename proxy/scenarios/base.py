@@ -11,12 +11,25 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
+from urllib.parse import urlsplit
 
 from backchannel.proxy.endpoint.tools import ToolSet, ToolSpec
 
 Progress = Callable[[str], None]
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _OPTION = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def server_url_problem(url: str) -> str | None:
+    """None for an http(s) URL with a host, else what is wrong with it (a server scenario's --server)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        return "not an http:// or https:// URL"
+    try:
+        host, _ = parts.hostname, parts.port
+    except ValueError as exc:
+        return f"its port is not a number from 0 to 65535 ({exc})"
+    return None if host else "it names no host"
 
 
 class CheckError(Exception):
@@ -30,6 +43,7 @@ class CheckOptions:
     out: Path
     target: Sequence[str] | None = None  # a CLI to discover from its help
     client: Sequence[str] | None = None  # an invocation with {url}
+    server: str | None = None  # a server scenario's server under test (None: the scenario's own bundled server)
     timeout: float = 30.0
     stdin: bytes | None = None  # typed answers for a client that prompts at the terminal
     env: Mapping[str, str] = field(default_factory=dict)  # --env: set in every lab; runs record the names only

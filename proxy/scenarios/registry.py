@@ -56,6 +56,16 @@ def get_scenario(name: str) -> Scenario:
     return scenarios[name]
 
 
+def side_of(name: str) -> str:
+    """Which party the named scenario tests ("client" or "server"); one this installation does not know (or cannot
+    load) counts as a client scenario."""
+    try:
+        known = all_scenarios().get(name)
+    except CheckError:
+        return "client"
+    return known.side if known is not None else "client"
+
+
 def missing_oracle_side() -> list[str]:
     """Scenarios with a proxy side but no oracle side (each needs both, even with no checks yet)."""
     judged = oracle_scenarios()

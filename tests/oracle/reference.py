@@ -46,3 +46,12 @@ def evidence_payloads(rec: Recording, result: Result) -> list[object]:
     """The JSON-RPC payloads of the messages a result's evidence points at."""
     wanted = {(e.run, e.seq) for e in result.evidence if e.kind == "message"}
     return [m.payload for m in rec.messages if (m.run_id, m.seq) in wanted]
+
+
+SERVER = "elicitation-sep1036-url-mode"  # scripts/make-reference-recordings' SERVER_REFERENCES
+
+
+def server(variant: str) -> str:
+    """The reference name of a server under the server scenario: "bundled", "py-sdk", "ts-sdk" or "broken-<switch>"
+    (tests/servers/url_elicitation_broken.py's switches)."""
+    return f"{SERVER}-{variant}"

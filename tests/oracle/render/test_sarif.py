@@ -252,3 +252,13 @@ def test_a_file_evidence_with_an_offset_gets_a_region_too() -> None:
     location = sarif_log(one)["runs"][0]["results"][0]["locations"][0]  # type: ignore[index]
     assert location["physicalLocation"]["region"] == {"byteOffset": 7}
     assert location["logicalLocations"] == [{"fullyQualifiedName": "file/notes.txt", "kind": "file"}]
+
+
+def test_an_untestable_result_says_so_in_its_properties() -> None:
+    from backchannel.oracle import judge
+    from tests.oracle.reference import recording, server
+
+    log = sarif_log(judge(recording(server("broken-no-tool"))))
+    assert all(r["properties"]["untestable"] is True for r in log["runs"][0]["results"])
+    passing = sarif_log(judge(recording(server("bundled"))))
+    assert all("untestable" not in r["properties"] for r in passing["runs"][0]["results"])

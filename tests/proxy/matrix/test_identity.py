@@ -38,3 +38,18 @@ def test_a_name_that_is_not_a_string_is_ignored_and_a_long_one_is_cut(tmp_path: 
     )
     client = identify(load(path))
     assert client.name == "x" * LONGEST + "…" and client.version is None and client.argv is None
+
+
+def test_a_server_scenarios_column_is_the_server_under_test_named_by_its_results_meta():
+    server = identify(load(REFERENCES / "elicitation-sep1036-url-mode-ts-sdk.sqlite"), server_side=True)
+    assert (server.name, server.version, server.role, server.argv) == (
+        "backchannel-ts-sdk-server",
+        "0.1.0",
+        "server",
+        None,
+    )
+
+
+def test_a_server_that_never_said_who_it_is_is_an_unknown_server(tmp_path: Path):
+    server = identify(load(new_recording(tmp_path / "s.sqlite")), server_side=True)
+    assert (server.name, server.role) == ("unknown server", "server")

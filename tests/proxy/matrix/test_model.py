@@ -16,14 +16,18 @@ def _reference_matrix():
 
 def test_the_references_make_one_table_per_scenario_with_every_recording_of_it_as_a_column():
     matrix = _reference_matrix()
-    assert [t.scenario for t in matrix.tables] == ["elicitation-url-mode", "mrtr-provenance"]
-    mrtr = matrix.tables[1]
+    assert [t.scenario for t in matrix.tables] == [
+        "elicitation-sep1036-url-mode",
+        "elicitation-url-mode",
+        "mrtr-provenance",
+    ]
+    mrtr = matrix.tables[2]
     assert [c.recording for c in mrtr.columns] == sorted(p.name for p in REFERENCES.glob("mrtr-provenance-*.sqlite"))
     assert [r.id for r, _ in mrtr.rows] == sorted(r.id for r, _ in mrtr.rows)
 
 
 def test_a_probe_cell_shows_its_verdict_and_names_its_case_page():
-    mrtr = _reference_matrix().tables[1]
+    mrtr = _reference_matrix().tables[2]
     row = next(cells for r, cells in mrtr.rows if r.id == "mrtr-provenance-input-requests")
     flawed = next(c for c in row if c is not None and c.column.recording == "mrtr-provenance-toy-flawed.sqlite")
     assert flawed.status == "CONFIRMED" and flawed.requirement.probe
@@ -49,3 +53,17 @@ def test_two_recordings_whose_names_slug_alike_get_distinct_pages(tmp_path: Path
 def test_a_slug_keeps_only_lowercase_letters_digits_and_dashes():
     assert slug("../<script>x\u202e.sqlite") == "script-x-sqlite"
     assert slug("\u202e") == "x"
+
+
+def test_server_scenario_columns_are_labelled_by_the_server_not_the_scripted_client():
+    from backchannel.oracle import judge
+    from backchannel.proxy.judging.inputs import Input
+    from backchannel.proxy.matrix.model import build
+    from backchannel.recordings.reader import load
+    from tests.proxy.matrix.conftest import REFERENCES
+
+    path = REFERENCES / "elicitation-sep1036-url-mode-py-sdk.sqlite"
+    rec = load(path)
+    [table] = build([(Input(path, path.name), rec, judge(rec))]).tables
+    [column] = table.columns
+    assert (column.client.label, column.client.role) == ("backchannel-py-sdk", "server")

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from backchannel.oracle import ORACLE_VERSION
 from backchannel.recordings import load
 from backchannel.recordings.reports import stored_report
@@ -54,3 +56,13 @@ def test_check_replay_of_a_file_that_is_not_a_recording_is_a_usage_error(tmp_pat
     )
     assert done.returncode == 2
     assert done.stderr.startswith("backchannel: ") and "Traceback" not in done.stderr
+
+
+def test_a_server_scenarios_recording_has_no_client_to_re_run_and_says_how_to_use_it(tmp_path):
+    from backchannel.proxy.replay.session import ReplayError
+    from backchannel.proxy.replay.through_proxy import rerun
+
+    recording = REFERENCE / "elicitation-sep1036-url-mode-bundled.sqlite"
+    with pytest.raises(ReplayError, match="records the server scenario elicitation-sep1036-url-mode") as raised:
+        rerun(recording, tmp_path / "out.sqlite", client=["x", "{url}"])
+    assert "backchannel judge" in str(raised.value) and not (tmp_path / "out.sqlite").exists()

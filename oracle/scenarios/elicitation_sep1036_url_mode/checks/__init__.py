@@ -1,0 +1,1 @@
+"""One module per check of the server scenario `elicitation-sep1036-url-mode`."""
