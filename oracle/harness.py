@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from backchannel.recordings.model import Recording, Run
 
 from .model import Evidence, Finding
+from .terminal import error_text
 
 CHECK_ID = "harness-saw-every-run"
 TITLE = "The harness saw every run: the proxy stayed up, nothing interrupted it, every client reached the endpoint"
@@ -23,11 +24,13 @@ PROXY_DIED = ("proxy-exit", "proxy-failed")
 INTERRUPTED = "orchestrator-interrupted"
 
 
-def _stderr_head(rec: Recording, run: Run) -> str:
-    text = rec.terminal_bytes(run.id, "stderr")[: STDERR_CHARS * 2].decode("utf-8", "replace")
+def _stderr_head(rec: Recording, run: Run) -> tuple[str, str]:
+    """(where: `stderr`, or `terminal` for a run under a tty, its first lines)."""
+    where, data = error_text(rec, run.id)
+    text = data[: STDERR_CHARS * 2].decode("utf-8", "replace")
     lines = [line.rstrip() for line in text.splitlines() if line.strip()][:STDERR_LINES]
     head = " | ".join(lines)
-    return head[:STDERR_CHARS] + ("…" if len(head) > STDERR_CHARS else "")
+    return where, head[:STDERR_CHARS] + ("…" if len(head) > STDERR_CHARS else "")
 
 
 def _client_failed_early(rec: Recording, run: Run) -> Finding | None:
@@ -44,11 +47,11 @@ def _client_failed_early(rec: Recording, run: Run) -> Finding | None:
         return None  # discovery tries candidates on purpose; the ledger, not the exit code, decides
     if run.outcome != "exited" or run.exit_code in (None, 0) or any(True for _ in rec.exchanges_in(run.id)):
         return None
-    head = _stderr_head(rec, run)
+    where, head = _stderr_head(rec, run)
     return Finding.errored(
         "client-exited-before-any-request",
         f"the client of run {run.name} exited with code {run.exit_code} before any request reached the endpoint"
-        + (f"; its stderr begins: {head}" if head else "; it wrote nothing on stderr"),
+        + (f"; its {where} begins: {head}" if head else f"; it wrote nothing on {where}"),
         evidence,
         run=run.id,
     )

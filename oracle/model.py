@@ -19,15 +19,18 @@ VERDICT_OF: dict[str, Verdict] = {"FAIL": "CONFIRMED", "PASS": "REFUTED", "SKIP"
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Evidence:
-    """Where in the recording a finding can be seen: a message, an exchange, terminal bytes, a lab file, a run."""
+    """Where in the recording a finding can be seen: a message, an exchange, terminal bytes, a lab file, a run, or a
+    screen snapshot's rows and columns."""
 
-    kind: Literal["message", "exchange", "terminal", "file", "run", "sse", "anomaly", "recording"]
+    kind: Literal["message", "exchange", "terminal", "file", "run", "sse", "anomaly", "recording", "screen"]
     run: str | None = None
-    seq: int | None = None  # message, exchange, sse or anomaly sequence number
-    stream: str | None = None  # terminal: stdout or stderr
+    seq: int | None = None  # message, exchange, sse, anomaly or screen sequence number
+    stream: str | None = None  # terminal: stdout, stderr or tty
     offset: int | None = None  # terminal or file: byte offset
     length: int | None = None
     path: str | None = None  # file: path inside the lab HOME
+    rows: tuple[int, int] | None = None  # screen: the rows cited, [first, end) from the top (0)
+    cols: tuple[int, int] | None = None  # screen: the columns cited, [first, end)
     note: str = ""
 
     def as_dict(self) -> dict[str, object]:
@@ -36,6 +39,10 @@ class Evidence:
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
+        for key in ("rows", "cols"):  # only screen evidence has them: every other kind's dict is unchanged
+            span = getattr(self, key)
+            if span is not None:
+                out[key] = list(span)
         if self.note:
             out["note"] = self.note
         return out

@@ -20,6 +20,7 @@ from backchannel.oracle import all_checks, judge
 from backchannel.oracle.model import Report
 from backchannel.oracle.registry import ScenarioError
 from backchannel.oracle.render import FORMATS, render
+from backchannel.proxy.bridge.command import bridge_command
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.explore.command import explore_command
 from backchannel.proxy.judging.keep import keep_report
@@ -31,7 +32,9 @@ from backchannel.proxy.run.capture import MAX_OUTPUT, CaptureError, HarnessBroke
 from backchannel.proxy.run.guard import Interrupted, is_locked
 from backchannel.proxy.run.lab import parse_env
 from backchannel.proxy.run.launcher import ProxyError
+from backchannel.proxy.run.placeholders import McpConfigOptions
 from backchannel.proxy.run.record import record_command, record_live
+from backchannel.proxy.run.tty import TtyOptions, parse_answer, parse_tty_size
 from backchannel.proxy.run.web_ui import record_web
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Option, Scenario, server_url_problem
 from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario
@@ -64,6 +67,17 @@ _REPLAY_HELP = (
 )
 _IDLE_HELP = "Seconds an upstream may send nothing before the client gets a JSON-RPC error (HTTP 504); 0: never."
 _REDACT_HELP = "Also redact values whose name matches this regular expression (repeatable)."
+_CONFIG_FORMAT_HELP = (
+    "Shape of the MCP configuration {mcp-config} names: mcpServers (most desktop and CLI hosts), mcpServers-typed"
+    " (the same with a type per server) or servers (with type, as VS Code)."
+)
+_TRANSPORT_HELP = "How the generated MCP configuration reaches the run: http (its URL) or stdio (backchannel bridge)."
+_TTY_HELP = "Run the client under a real terminal (a pseudo-terminal, TERM=xterm-256color) instead of pipes."
+_TTY_SIZE_HELP = "The terminal's size as COLUMNSxROWS (implies --tty)."
+_ANSWER_HELP = (
+    "Under a terminal, type TEXT when REGEX appears on the screen: 'REGEX=>TEXT' (repeatable; implies --tty)."
+)
+_CONFIG_FILE_HELP = "Also write the MCP configuration at this path inside the lab's HOME (a host's fixed config file)."
 USER_ERRORS = (
     RecordingError,
     CaptureError,
@@ -74,6 +88,14 @@ USER_ERRORS = (
     ReplayError,
     OSError,
 )
+
+
+def tty_options(tty: bool, size: str | None, answers: list[str] | None) -> TtyOptions | None:
+    """--tty, --tty-size and --answer as one TtyOptions (either of the last two implies --tty); ValueError if bad."""
+    if not (tty or size or answers):
+        return None
+    cols, rows = parse_tty_size(size) if size else (TtyOptions().cols, TtyOptions().rows)
+    return TtyOptions(cols=cols, rows=rows, answers=tuple(parse_answer(a) for a in answers or ()))
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -137,7 +159,8 @@ def serve(
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def record(
     cmd: Annotated[
-        list[str] | None, typer.Argument(help="Client command after --, with {url} for the server URL.")
+        list[str] | None,
+        typer.Argument(help="Client command after --, with {url} (or {stdio-cmd}, {stdio-argv}, {mcp-config})."),
     ] = None,
     upstream: Annotated[str | None, typer.Option(help="Real MCP server URL; default: the scripted endpoint.")] = None,
     plan: Annotated[Path | None, typer.Option(help="Mutation plan (JSON) applied to this run.")] = None,
@@ -158,6 +181,12 @@ def record(
     ui: Annotated[
         str, typer.Option(help="How to watch a live client: terminal (one line per message) or web (mitmweb).")
     ] = "terminal",
+    mcp_config_format: Annotated[str, typer.Option(help=_CONFIG_FORMAT_HELP)] = "mcpServers",
+    transport: Annotated[str, typer.Option(help=_TRANSPORT_HELP)] = "http",
+    mcp_config_file: Annotated[str | None, typer.Option(help=_CONFIG_FILE_HELP)] = None,
+    tty: Annotated[bool, typer.Option("--tty", help=_TTY_HELP)] = False,
+    tty_size: Annotated[str | None, typer.Option(help=_TTY_SIZE_HELP)] = None,
+    answer: Annotated[list[str] | None, typer.Option("--answer", help=_ANSWER_HELP)] = None,
 ) -> None:
     """Record a client's traffic through the proxy: run CMD in a lab, or print a URL for a live client."""
     target = out or _default_out()
@@ -169,6 +198,8 @@ def record(
         redact.configure(redact_names or ())
         configure_limits(Limits(max_body, max_sse_event, upstream_idle_timeout))
         lab_env = parse_env(env or (), os.environ)
+        config = McpConfigOptions(mcp_config_format, transport, mcp_config_file)
+        terminal = tty_options(tty, tty_size, answer)
     except ValueError as exc:
         raise fail(str(exc)) from exc
     try:
@@ -192,6 +223,8 @@ def record(
                 console=err_console,
                 env=lab_env,
                 max_output=max_output,
+                mcp_config=config,
+                tty=terminal,
             )
             if result.outcome == "failed-to-start":
                 raise fail(f"the client did not start: {result.detail}; {target} holds the run and the proxy's side")
@@ -320,7 +353,10 @@ def _check_sides(
 def check(
     target: Annotated[str | None, typer.Option(help='A CLI to discover from its own help, e.g. "fastmcp".')] = None,
     client: Annotated[
-        str | None, typer.Option(help="The client invocation, with {url} where the server URL goes.")
+        str | None,
+        typer.Option(
+            help="The client invocation, with {url} (or {stdio-cmd}, {stdio-argv}, {mcp-config}) for the server."
+        ),
     ] = None,
     server: Annotated[
         str | None, typer.Option(help="A server to test (its MCP URL): runs a server scenario against it.")
@@ -346,6 +382,12 @@ def check(
         float, typer.Option(help=_IDLE_HELP, min=0.0)
     ] = WIRE_DEFAULTS.upstream_idle_timeout,
     replay: Annotated[Path | None, typer.Option(help=_REPLAY_HELP)] = None,
+    mcp_config_format: Annotated[str, typer.Option(help=_CONFIG_FORMAT_HELP)] = "mcpServers",
+    transport: Annotated[str, typer.Option(help=_TRANSPORT_HELP)] = "http",
+    mcp_config_file: Annotated[str | None, typer.Option(help=_CONFIG_FILE_HELP)] = None,
+    tty: Annotated[bool, typer.Option("--tty", help=_TTY_HELP)] = False,
+    tty_size: Annotated[str | None, typer.Option(help=_TTY_SIZE_HELP)] = None,
+    answer: Annotated[list[str] | None, typer.Option("--answer", help=_ANSWER_HELP)] = None,
     settings: dict[str, Any] | None = None,
 ) -> None:
     """Run a scenario against a client, record it, and judge it. With no target, the scenario's default target."""
@@ -353,6 +395,8 @@ def check(
         redact.configure(redact_names or ())
         configure_limits(Limits(max_body, max_sse_event, upstream_idle_timeout))
         lab_env = parse_env(env or (), os.environ)
+        config = McpConfigOptions(mcp_config_format, transport, mcp_config_file)
+        terminal = tty_options(tty, tty_size, answer)
     except ValueError as exc:
         raise fail(str(exc)) from exc
     if fmt not in FORMATS:
@@ -375,6 +419,8 @@ def check(
             settings=own_settings,
             env=lab_env,
             max_output=max_output,
+            mcp_config=config,
+            tty=terminal,
         )
         try:
             if replay is not None:  # the recording's own runs, plans and scenario, its server side replayed
@@ -407,6 +453,7 @@ app.command("matrix")(matrix_command)
 app.command("export")(export_command)
 app.command("bug-report")(bug_report_command)
 app.command("explore")(explore_command)
+app.command("bridge")(bridge_command)
 
 
 @app.command("judge")

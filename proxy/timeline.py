@@ -1,4 +1,7 @@
-"""A recording as a readable timeline: runs, then messages, SSE items, terminal output and anomalies in order."""
+"""A recording as a readable timeline: runs, then messages, SSE items, terminal output, screens and anomalies in order.
+
+A run under a terminal shows its `tty` stream as plain text (escape sequences removed, as the oracle reads it) and
+each screen snapshot as a framed block of its rendered rows (blank rows below the last drawn one left out)."""
 
 from __future__ import annotations
 
@@ -6,9 +9,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from backchannel.addons.plan import describe_plan
+from backchannel.oracle.terminal import TTY, stream_bytes
+from backchannel.proxy.run.discovery import describe as describe_discovery
 from backchannel.recordings.meta import Redactions
-from backchannel.recordings.model import Recording, Run
+from backchannel.recordings.model import Recording, Run, ScreenSnapshot
 from backchannel.recordings.safe_text import neutralise as safe
+from backchannel.recordings.shapes import Discovery as DiscoveryRecord
 
 __all__ = ["ARROWS", "Line", "safe", "summary", "timeline"]
 
@@ -53,6 +59,25 @@ def summary(payload: object) -> str:
     return " ".join(parts)
 
 
+SCREEN_INDENT = "      "
+
+
+def screen_block(snapshot: ScreenSnapshot) -> list[str]:
+    """A snapshot as lines: a heading, its rows inside a frame, and the answer typed at it if any."""
+    cursor = "" if snapshot.cursor_row is None else f", cursor {snapshot.cursor_row},{snapshot.cursor_col}"
+    head = f"{SCREEN_INDENT}screen #{snapshot.seq} {snapshot.reason} ({snapshot.cols}x{snapshot.rows}{cursor})"
+    rows = list(snapshot.lines)
+    while rows and not rows[-1].strip():
+        rows.pop()
+    width = min(max([len(row) for row in rows] + [1]), snapshot.cols)
+    out = [head, f"{SCREEN_INDENT}┌{'─' * width}┐"]
+    out += [f"{SCREEN_INDENT}│{row[:width].ljust(width)}│" for row in rows]
+    out.append(f"{SCREEN_INDENT}└{'─' * width}┘")
+    if snapshot.answer_pattern is not None:
+        out.append(f"{SCREEN_INDENT}answered /{snapshot.answer_pattern}/ with {snapshot.answer_text!r}")
+    return out
+
+
 def _run_lines(rec: Recording, run: Run) -> Iterator[Line]:
     order = 0
     for message in rec.messages_in(run.id):
@@ -68,9 +93,11 @@ def _run_lines(rec: Recording, run: Run) -> Iterator[Line]:
             raw = (item.client_raw or b"").decode("utf-8", "replace")
             yield Line(item.t or 0.0, order, "dim", f"      sse {item.kind} ({item.origin}) {_short(raw, 60)!r}")
             order += 1
-    for stream in ("stdout", "stderr"):
+    for stream in ("stdout", "stderr", TTY):
         chunks = sorted((c for c in rec.terminal if c.run_id == run.id and c.stream == stream), key=lambda c: c.offset)
-        data = b"".join(c.data for c in chunks)
+        if not chunks:
+            continue
+        data = stream_bytes(rec, run.id, stream)  # a tty stream as plain text: its offsets are the oracle's
         offset = 0
         for line in data.splitlines(keepends=True):
             # a line is shown at the time its first byte arrived, whatever pieces the client wrote it in
@@ -79,6 +106,10 @@ def _run_lines(rec: Recording, run: Run) -> Iterator[Line]:
             yield Line(when, order, "yellow", f"      {stream}@{offset}: {_short(text)}")
             order += 1
             offset += len(line)
+    for snapshot in rec.screens_in(run.id):
+        for text in screen_block(snapshot):  # one time, consecutive orders: the block stays whole when sorted
+            yield Line(snapshot.t or 0.0, order, "white", text)
+            order += 1
     for anomaly in rec.anomalies:
         if anomaly.run_id == run.id:
             yield Line(
@@ -101,6 +132,9 @@ def _timeline(rec: Recording) -> Iterator[tuple[str, str]]:
     for anomaly in rec.anomalies:
         if anomaly.run_id is None:
             yield "bold magenta", f"  anomaly {anomaly.kind}: {_short(anomaly.detail)}"
+    discovery = DiscoveryRecord.read(rec.meta)
+    for said in describe_discovery(discovery) if discovery is not None else ():  # each candidate, why rejected
+        yield "cyan", f"  {_short(said, 300)}"
     for run in rec.runs:
         yield "bold", ""
         yield (

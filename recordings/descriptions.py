@@ -1,8 +1,9 @@
 """What each table and column of a recording holds, in words.
 
 Every recording carries them (the `descriptions` table, written by migration m003 with the words of the tool
-that wrote it), so the file explains itself to any SQLite browser. `backchannel explore` hands these words, the
-tool's own, to Datasette rather than the file's: a recording from a stranger cannot show misleading ones there.
+that wrote it; m004 adds the words for the `screens` table to a file it upgrades), so the file explains itself to
+any SQLite browser. `backchannel explore` hands these words, the tool's own, to Datasette rather than the file's: a
+recording from a stranger cannot show misleading ones there.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ TABLES: Mapping[str, str] = {
     "anomalies": "Whatever was odd on the wire or in the harness (a cut body, a dead proxy, a batch...).",
     "url_hits": "Requests that reached the loopback servers behind URL-mode elicitations.",
     "descriptions": "What each table and column holds, in words (this table; written with the recording).",
+    "screens": "Snapshots of the screen of a client run under a terminal (--tty): when it waited for input, when an "
+    "answer was typed, and at its exit.",
 }
 
 COLUMNS: Mapping[str, Mapping[str, str]] = {
@@ -129,6 +132,19 @@ COLUMNS: Mapping[str, Mapping[str, str]] = {
         "path": "Path and query (secrets redacted).",
         "headers": "Request headers (JSON; secrets redacted).",
         "t": TIME,
+    },
+    "screens": {
+        "seq": "Order in the recording (evidence of kind screen cites it).",
+        "run_id": RUN,
+        "t": TIME,
+        "reason": "Why the screen was taken: waiting (no output for a quiet period), answered, exit or timeout.",
+        "cols": "The terminal's width in columns.",
+        "rows": "The terminal's height in rows.",
+        "cursor_row": "The cursor's row (0 is the top).",
+        "cursor_col": "The cursor's column (0 is the left).",
+        "text": "The rendered rows, right-stripped, joined by newlines (key-like secrets masked).",
+        "answer_pattern": "For reason answered: the regular expression that matched this screen.",
+        "answer_text": "For reason answered: the text typed in reply (key-like secrets masked).",
     },
     "descriptions": {
         "table_name": "The table described.",

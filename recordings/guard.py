@@ -79,6 +79,19 @@ KNOWN_COLUMNS: Mapping[str, tuple[str, ...]] = {
     "anomalies": ("seq", "run_id", "flow_id", "kind", "detail", "t"),
     "url_hits": ("seq", "run_id", "server", "method", "path", "headers", "t"),
     "descriptions": ("table_name", "column_name", "description"),
+    "screens": (
+        "seq",
+        "run_id",
+        "t",
+        "reason",
+        "cols",
+        "rows",
+        "cursor_row",
+        "cursor_col",
+        "text",
+        "answer_pattern",
+        "answer_text",
+    ),  # fmt: skip
 }
 
 

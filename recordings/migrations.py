@@ -77,6 +77,30 @@ def m003_descriptions(db: Database) -> None:
     db.conn.executemany("INSERT INTO descriptions (table_name, column_name, description) VALUES (?, ?, ?)", rows())
 
 
+@migrations()
+def m004_screens(db: Database) -> None:
+    """Screen snapshots of clients run under a terminal (`--tty`): the rendered rows, the cursor, why, when."""
+    from .descriptions import rows  # the words of the tool writing (or upgrading) the file
+
+    db.execute(
+        """CREATE TABLE screens (
+            seq INTEGER PRIMARY KEY, run_id TEXT NOT NULL, t REAL, reason TEXT NOT NULL,
+            cols INTEGER NOT NULL, rows INTEGER NOT NULL, cursor_row INTEGER, cursor_col INTEGER,
+            text TEXT NOT NULL, answer_pattern TEXT, answer_text TEXT)"""
+    )
+    db.execute("CREATE INDEX screens_run ON screens(run_id, seq)")
+    # a file made by this tool got these words from m003 already; an upgraded one gets them here
+    db.conn.executemany(
+        "INSERT OR REPLACE INTO descriptions (table_name, column_name, description) VALUES (?, ?, ?)",
+        [row for row in rows() if row[0] == "screens"],
+    )
+
+
+# Migrations a recording may lack and still be read as it is, without `backchannel upgrade`: each only adds a
+# table, and the reader reads a missing one as empty. The recording keeps its own format name (reports say it).
+READ_AS_IS = frozenset({"m004_screens"})
+
+
 def known_migrations() -> list[str]:
     """Every migration this tool knows, in order: the recording format versions it can write or upgrade to."""
     return list(_known(migrations))

@@ -1,4 +1,5 @@
-"""Plain, frozen records of one recording: runs, exchanges, messages, SSE events, terminal output, lab files."""
+"""Plain, frozen records of one recording: runs, exchanges, messages, SSE events, terminal output and screens,
+lab files."""
 
 from __future__ import annotations
 
@@ -143,6 +144,31 @@ class TerminalChunk:
     t: float | None = None
 
 
+MAX_SCREEN_SIDE = 1000  # rows or columns of a snapshot; the reader refuses bigger
+SCREEN_REASONS = ("waiting", "answered", "exit", "timeout")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScreenSnapshot:
+    """The rendered screen of a client run under a terminal, at one point: why (`reason`), cursor, rows of text."""
+
+    seq: int
+    run_id: str
+    reason: str  # waiting | answered | exit | timeout
+    cols: int
+    rows: int
+    cursor_row: int | None
+    cursor_col: int | None
+    text: str  # the rendered rows, right-stripped, joined by \n
+    answer_pattern: str | None = None
+    answer_text: str | None = None
+    t: float | None = None
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return tuple(self.text.split("\n"))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LabFile:
     """A text file the client left under its lab HOME, path relative to HOME."""
@@ -195,6 +221,7 @@ class Recording:
     files: tuple[LabFile, ...]
     anomalies: tuple[Anomaly, ...]
     url_hits: tuple[UrlHit, ...] = ()
+    screens: tuple[ScreenSnapshot, ...] = ()  # empty for piped runs, and in a recording older than m004_screens
     # a `-wal` with rows sat beside the file: the last process writing it stopped before it closed it
     left_open: bool = False
 
@@ -214,6 +241,13 @@ class Recording:
 
     def exchanges_in(self, run_id: str) -> Iterator[Exchange]:
         return (x for x in self.exchanges if x.run_id == run_id)
+
+    def screens_in(self, run_id: str) -> Iterator[ScreenSnapshot]:
+        return (s for s in self.screens if s.run_id == run_id)
+
+    def is_tty(self, run_id: str) -> bool:
+        """Whether the run's client ran under a terminal (its output is the one `tty` stream)."""
+        return any(c.run_id == run_id and c.stream == "tty" for c in self.terminal) or any(self.screens_in(run_id))
 
     def terminal_bytes(self, run_id: str, stream: str) -> bytes:
         """The whole stdout or stderr of a run, reassembled by offset."""

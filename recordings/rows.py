@@ -164,6 +164,36 @@ class TerminalChunkRow:
 
 
 @row_record
+class ScreenRow:
+    """A snapshot of the screen of a client run under a terminal: its rendered rows, the cursor, why it was taken."""
+
+    TABLE: ClassVar[str] = "screens"
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "run_id", "t", "reason", "cols", "rows", "cursor_row", "cursor_col", "text", "answer_pattern", "answer_text",
+    )  # fmt: skip
+    run_id: str
+    reason: str  # waiting | answered | exit | timeout
+    cols: int
+    rows: int
+    cursor_row: int
+    cursor_col: int
+    text: str  # the rendered rows, right-stripped, joined by \n
+    answer_pattern: str | None = None
+    answer_text: str | None = None
+    t: float | None = None
+
+    def values(self) -> tuple[object, ...]:
+        text = redact_output(self.text.encode("utf-8", "surrogateescape"), "terminal").decode("utf-8", "replace")
+        typed = None
+        if self.answer_text is not None:
+            typed = redact_output(self.answer_text.encode("utf-8"), "terminal").decode("utf-8", "replace")
+        return (
+            self.run_id, self.t, self.reason, self.cols, self.rows, self.cursor_row, self.cursor_col, text,
+            self.answer_pattern, typed,
+        )  # fmt: skip
+
+
+@row_record
 class FileRow:
     """A text file the client left under its lab HOME, path relative to HOME."""
 
@@ -223,7 +253,7 @@ class RunRow:
         )  # fmt: skip
 
 
-Row = MessageRow | SseItemRow | AnomalyRow | TerminalChunkRow | FileRow | UrlHitRow | RunRow
+Row = MessageRow | SseItemRow | AnomalyRow | TerminalChunkRow | ScreenRow | FileRow | UrlHitRow | RunRow
 
 
 # ---------------------------------------------------------------------------------------------- an exchange, in parts

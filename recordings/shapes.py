@@ -189,14 +189,20 @@ class Discovery(MetaJson):
     invocation: Argv | None = None
     candidates: tuple[Argv, ...] = ()
     tried: tuple[Argv, ...] = ()
+    # each tried candidate the ledger did not confirm, with why ("exit 2, no tools/call reached the endpoint");
+    # written only when there is one, and absent from recordings made before it existed (they read as ())
+    rejected: tuple[tuple[Argv, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "status": self.status,
             "invocation": None if self.invocation is None else _hidden(self.invocation),
             "candidates": [_hidden(c) for c in self.candidates],
             "tried": [_hidden(c) for c in self.tried],
         }
+        if self.rejected:
+            out["rejected"] = [[_hidden(argv), reason] for argv, reason in self.rejected]
+        return out
 
     @classmethod
     def from_json(cls, value: object) -> Self | None:
@@ -208,7 +214,21 @@ class Discovery(MetaJson):
             invocation=argv_of(value.get("invocation")),
             candidates=_argvs(value.get("candidates")),
             tried=_argvs(value.get("tried")),
+            rejected=_rejections(value.get("rejected")),
         )
+
+
+def _rejections(value: object) -> tuple[tuple[Argv, str], ...]:
+    """A list of [argv, reason] pairs; entries of any other form are left out."""
+    if not isinstance(value, list):
+        return ()
+    out: list[tuple[Argv, str]] = []
+    for entry in value:
+        if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str):
+            argv = argv_of(entry[0])
+            if argv is not None:
+                out.append((argv, entry[1]))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -34,6 +34,7 @@ RUN_COLUMN = {
     "files": "run_id",
     "anomalies": "run_id",
     "url_hits": "run_id",
+    "screens": "run_id",
 }
 
 
@@ -123,6 +124,7 @@ REDACTED_COLUMNS: dict[str, dict[str, Callable[[object], object]]] = {
     "files": {"data": _output("file")},
     "anomalies": {"detail": _output("anomaly")},
     "url_hits": {"path": _path, "headers": _headers},
+    "screens": {"text": _output("terminal"), "answer_text": _output("terminal")},
 }
 
 

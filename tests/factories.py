@@ -16,6 +16,7 @@ from backchannel.recordings.rows import (
     MessageRow,
     Row,
     RunRow,
+    ScreenRow,
     SseItemRow,
     TerminalChunkRow,
     UrlHitRow,
@@ -29,6 +30,7 @@ ROWS: dict[str, type[Row]] = {
     "terminal": TerminalChunkRow,
     "files": FileRow,
     "url_hits": UrlHitRow,
+    "screens": ScreenRow,
 }
 _REQUEST_SIDE = frozenset(f.name for f in fields(ExchangeRequest))
 

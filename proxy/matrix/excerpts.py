@@ -12,6 +12,7 @@ from functools import cached_property
 
 from backchannel.oracle.model import Evidence
 from backchannel.oracle.render.text import evidence_line
+from backchannel.oracle.terminal import stream_bytes
 from backchannel.recordings import redact
 from backchannel.recordings.model import Recording
 from backchannel.recordings.safe_text import neutralise
@@ -92,9 +93,9 @@ class Excerpter:
     def _terminal(self, ev: Evidence, run: str | None) -> bytes:
         if run is None:
             return b""
-        streams = (ev.stream,) if ev.stream else ("stdout", "stderr")  # no stream named: the one that has the bytes
+        streams = (ev.stream,) if ev.stream else ("stdout", "stderr", "tty")  # none named: the one with bytes
         for stream in streams:
-            data = self.rec.terminal_bytes(run, stream)
+            data = stream_bytes(self.rec, run, stream)  # a tty stream as the oracle read it: plain text
             if data:
                 return data
         return b""

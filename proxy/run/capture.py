@@ -21,10 +21,21 @@ from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.guard import RecordingLock, interruptible, interruption, shielded
 from backchannel.proxy.run.lab import Lab, LabResult, resolve_command
 from backchannel.proxy.run.launcher import CAPTURE_MARKER_VAR, RunningProxy, start_proxy
+from backchannel.proxy.run.placeholders import McpConfigOptions, expand
+from backchannel.proxy.run.tty import Snapshot, TtyOptions
 from backchannel.recordings import redact, store
 from backchannel.recordings.errors import RecordingError
 from backchannel.recordings.meta import MetaValue, ProxyStartup, RecordingInfo
-from backchannel.recordings.rows import AnomalyRow, FileRow, RunEnd, RunLaunch, RunNote, RunRow, TerminalChunkRow
+from backchannel.recordings.rows import (
+    AnomalyRow,
+    FileRow,
+    RunEnd,
+    RunLaunch,
+    RunNote,
+    RunRow,
+    ScreenRow,
+    TerminalChunkRow,
+)
 from backchannel.recordings.shapes import Fact, RunDetail
 
 
@@ -79,7 +90,11 @@ class Capture:
         flow_state: bool = False,
         env: Mapping[str, str] | None = None,
         max_output: int = MAX_OUTPUT,
+        mcp_config: McpConfigOptions | None = None,
+        tty: TtyOptions | None = None,
     ) -> None:
+        self.mcp_config = mcp_config  # how {mcp-config} and --mcp-config-file describe a run's server
+        self.tty = tty  # --tty: every client run of this capture under a terminal (run_client may say otherwise)
         self.flow_state = flow_state
         self.env = dict(env or {})  # set in every lab's environment; the run records the names, never the values
         self.max_output = max_output
@@ -163,6 +178,11 @@ class Capture:
             raise CaptureError(str(exc)) from exc
         self.writer.set_meta(ProxyStartup(self.proxy.started_in))
 
+    @property
+    def server_name(self) -> str:
+        """The name a generated MCP configuration gives the run's server: the scripted endpoint's own name."""
+        return self.endpoint_config.server_name if self.endpoints else "backchannel-upstream"
+
     def start_endpoint(self, config: EndpointConfig) -> RunningEndpoint:
         """Another scripted endpoint (e.g. a legacy-only one) that runs may name as their upstream."""
         running = start_endpoint(config)
@@ -238,6 +258,24 @@ class Capture:
             detail = f"{stream} passed {self.max_output} bytes (--max-output): the bytes up to it are kept"
             self.writer.insert(AnomalyRow(kind="output-limit", detail=detail, run_id=run_id, t=time.time()))
 
+    def record_snapshot(self, run_id: str, snapshot: Snapshot) -> None:
+        """Keep one screen snapshot of a run under a terminal as a `screens` row."""
+        assert self.writer is not None
+        self.writer.insert(
+            ScreenRow(
+                run_id=run_id,
+                t=snapshot.t,
+                reason=snapshot.reason,
+                cols=snapshot.cols,
+                rows=snapshot.rows,
+                cursor_row=snapshot.cursor_row,
+                cursor_col=snapshot.cursor_col,
+                text=snapshot.text,
+                answer_pattern=snapshot.answer_pattern,
+                answer_text=snapshot.answer_text,
+            )
+        )
+
     def run_client(
         self,
         run: RunHandle,
@@ -248,11 +286,23 @@ class Capture:
         keep_lab: bool = False,
         lab: Lab | None = None,
         stdin: bytes | None = None,
+        tty: TtyOptions | None = None,
+        on_snapshot: Callable[[Snapshot], None] | None = None,
     ) -> LabResult:
-        """Run the client command with {url} substituted, in a fresh lab; record its output, exit and files."""
+        """Run the client command with {url} substituted, in a fresh lab; record its output, exit and files.
+
+        With `tty` the client runs under a terminal of that size (proxy/run/tty.py): its output is the one `tty`
+        stream, and each screen snapshot is a `screens` row (and is handed to `on_snapshot`)."""
         assert self.writer is not None
-        argv = [part.replace("{url}", run.url) for part in resolve_command(argv_template)]
+        tty = tty if tty is not None else self.tty
         lab = lab or Lab(run.id, keep=keep_lab, parent=None if keep_lab else self.labs)
+        argv = expand(
+            resolve_command(argv_template),
+            url=run.url,
+            home=lab.home,
+            server_name=self.server_name,
+            options=self.mcp_config,
+        )
         if self.env:  # the names only: values may be secrets
             detail = self._details.get(run.id, RunDetail())
             facts = {**detail.facts, "lab_env": ",".join(sorted(self.env))}
@@ -263,11 +313,16 @@ class Capture:
             if on_output is not None:
                 on_output(stream, chunk)
 
+        def snapshot(taken: Snapshot) -> None:
+            self.record_snapshot(run.id, taken)
+            if on_snapshot is not None:
+                on_snapshot(taken)
+
         try:
             self.writer.update_run(run.id, RunLaunch(client_argv=argv, lab_home=str(lab.home)))
-            env = lab.env(run.url, {**self.env, CAPTURE_MARKER_VAR: self.marker})
+            env = lab.env(run.url, {**self.env, CAPTURE_MARKER_VAR: self.marker}, tty=tty)
             try:
-                result = lab.run(argv, env, output, timeout, stdin=stdin)
+                result = lab.run(argv, env, output, timeout, stdin=stdin, tty=tty, on_snapshot=snapshot)
             except BaseException as exc:  # interrupted: the run still gets an end saying so
                 self.end_run(run, outcome="interrupted", note=interruption(exc) or f"{type(exc).__name__}: {exc}")
                 raise

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from backchannel.proxy.run.reaper import MARKER_VAR, become_subreaper, die_with_parent, kill_run
+from backchannel.proxy.run.tty import TERM as TTY_TERM
+from backchannel.proxy.run.tty import Snapshot, TtyOptions, run_tty
 
 FILE_LIMIT = 1024 * 1024  # lab files above this are recorded truncated
 FILE_COUNT_LIMIT = 500
@@ -82,7 +84,8 @@ class Lab:
         self.marker = secrets.token_hex(8)  # in the client's environment: how its stray processes are found
         _LIVE.add(self)
 
-    def env(self, url: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    def env(self, url: str, extra: dict[str, str] | None = None, tty: TtyOptions | None = None) -> dict[str, str]:
+        """The client's whole environment; under a terminal (`tty`) TERM names a real one instead of `dumb`."""
         env = {k: os.environ[k] for k in KEEP_ENV if k in os.environ}
         env.update(
             {
@@ -90,7 +93,7 @@ class Lab:
                 "TMPDIR": str(self.root),
                 "BACKCHANNEL_URL": url,
                 "NO_COLOR": "1",
-                "TERM": "dumb",
+                "TERM": "dumb" if tty is None else TTY_TERM,
                 "PYTHONUNBUFFERED": "1",
             }
         )
@@ -105,15 +108,35 @@ class Lab:
         on_output: Callable[[str, bytes], None],
         timeout: float,
         stdin: bytes | None = None,
+        tty: TtyOptions | None = None,
+        on_snapshot: Callable[[Snapshot], None] | None = None,
     ) -> LabResult:
         """Run argv to completion or timeout; on_output(stream, chunk) sees every chunk as it arrives.
 
         `stdin` is what the client reads as typed answers (a CLI that prompts at the terminal); then end of input.
         Without it the client's stdin is empty from the start.
+
+        With `tty`, the client runs under a pseudo-terminal of that size instead of pipes (proxy/run/tty.py): one
+        stream, `tty`; `on_snapshot` sees each screen snapshot; `stdin` is typed once at the start, and no end of
+        input follows. The guarantees are the same: its own session, dead with us, every process it started killed
+        at exit or at the timeout.
         """
         began = time.monotonic()
         become_subreaper()
         env = {**env, MARKER_VAR: self.marker}
+        if tty is not None:
+            done = run_tty(
+                argv,
+                cwd=self.work,
+                env=env,
+                marker=self.marker,
+                on_output=on_output,
+                timeout=timeout,
+                options=tty,
+                stdin=stdin,
+                on_snapshot=on_snapshot,
+            )
+            return LabResult(done.exit_code, done.outcome, done.detail, time.monotonic() - began)
         try:
             proc = subprocess.Popen(
                 list(argv),

@@ -14,6 +14,8 @@ from rich.markup import escape
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.judging.keep import keep_report
 from backchannel.proxy.run.capture import MAX_OUTPUT, Capture
+from backchannel.proxy.run.placeholders import McpConfigOptions
+from backchannel.proxy.run.tty import TtyOptions
 from backchannel.proxy.timeline import ARROWS, safe, summary
 from backchannel.recordings import load
 from backchannel.recordings.reader import messages_after
@@ -40,11 +42,20 @@ def record_command(
     flow_state: bool = False,
     env: Mapping[str, str] | None = None,
     max_output: int = MAX_OUTPUT,
+    mcp_config: McpConfigOptions | None = None,
+    tty: TtyOptions | None = None,
 ) -> RecordResult:
     """Run the command once through the proxy, record everything, close the recording."""
     endpoint = EndpointConfig(scenario=scenario)
     with Capture(
-        out, upstream=upstream, endpoint=endpoint, flow_state=flow_state, env=env, max_output=max_output
+        out,
+        upstream=upstream,
+        endpoint=endpoint,
+        flow_state=flow_state,
+        env=env,
+        max_output=max_output,
+        mcp_config=mcp_config,
+        tty=tty,
     ) as capture:
         run = capture.new_run("record", plan, scenario=None if upstream else scenario, argv=argv)
         console.print(f"run {run.id}: {run.url}", markup=False, style="dim")

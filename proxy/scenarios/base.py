@@ -14,6 +14,8 @@ from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from backchannel.proxy.endpoint.tools import ToolSet, ToolSpec
+from backchannel.proxy.run.placeholders import McpConfigOptions, names_the_server
+from backchannel.proxy.run.tty import TtyOptions
 
 Progress = Callable[[str], None]
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -49,6 +51,8 @@ class CheckOptions:
     env: Mapping[str, str] = field(default_factory=dict)  # --env: set in every lab; runs record the names only
     max_output: int = 8 * 1024 * 1024  # --max-output: terminal bytes kept per run and stream
     settings: Mapping[str, Any] = field(default_factory=dict)  # the scenario's own options, by Option.name
+    mcp_config: McpConfigOptions | None = None  # {mcp-config} / --mcp-config-file: how a host is told the run's server
+    tty: TtyOptions | None = None  # --tty: clients run under a terminal of this size, answered by --answer
 
     def setting(self, name: str, default: Any = None) -> Any:
         return self.settings.get(name, default)
@@ -119,8 +123,11 @@ class Scenario:
                 f'--scenario {self.name} needs --client "CMD ... {{url}}": a client that follows the contract '
                 f"(backchannel scenarios {self.name} prints it)"
             )
-        if options.client and not any("{url}" in part for part in options.client):
-            raise CheckError("--client must contain {url} where the server URL goes")
+        if options.client and not names_the_server(options.client, options.mcp_config):
+            raise CheckError(
+                "--client must say where the server is: {url}, {stdio-cmd}, {stdio-argv} or {mcp-config}"
+                " (or give --mcp-config-file for a host that reads a fixed configuration file)"
+            )
         if self.runner is not None:
             return self.runner(options, progress)
         return run_once(self.name, options, progress)

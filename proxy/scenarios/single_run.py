@@ -23,6 +23,8 @@ def run_once(scenario: str, options: CheckOptions, progress: Progress) -> Path:
         meta=meta,
         env=options.env,
         max_output=options.max_output,
+        mcp_config=options.mcp_config,
+        tty=options.tty,
     ) as capture:
         capture.set_meta(Invocation(argv=tuple(client)))
         run = capture.new_run("run", {}, scenario=scenario)

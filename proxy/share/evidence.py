@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from backchannel.oracle.model import Evidence
+from backchannel.oracle.terminal import stream_bytes
 from backchannel.proxy.share.markdown import Markdown, code, text
 from backchannel.recordings.model import Recording
 
@@ -84,11 +85,19 @@ def excerpt(rec: Recording, evidence: Evidence) -> Excerpt:
         if anomaly is not None:
             return Excerpt(Markdown(f"anomaly #{seq} ({text(anomaly.kind)}){note}"), _cut(anomaly.detail))
     elif kind == "terminal" and evidence.run and evidence.stream:
-        data = rec.terminal_bytes(evidence.run, evidence.stream)
+        data = stream_bytes(rec, evidence.run, evidence.stream)  # a tty stream as the oracle read it: plain text
         if data:
             span = _span(evidence)
             label = Markdown(f"{text(evidence.stream)} of run {code(evidence.run)}{span}{note}")
             return Excerpt(label, _lines_around(data, evidence.offset, evidence.length))
+    elif kind == "screen":
+        snapshot = next((found for found in rec.screens if found.seq == seq), None)
+        if snapshot is not None:
+            first, end = evidence.rows or (0, snapshot.rows)
+            label = Markdown(
+                f"screen #{seq} ({text(snapshot.reason)}){_run_part(evidence)}, rows {first}–{end - 1}{note}"
+            )
+            return Excerpt(label, _cut("\n".join(snapshot.lines[max(0, first - 2) : end + 2])))
     elif kind == "file" and evidence.path is not None:
         found = next((f for f in rec.files if f.path == evidence.path and f.run_id in (evidence.run, None)), None)
         if found is None and evidence.run is None:

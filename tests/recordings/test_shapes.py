@@ -25,8 +25,8 @@ json_values = st.recursive(
     max_leaves=20,
 )
 # objects that use the shapes' own member names, so wrongly typed members are exercised, not just unknown ones
-MEMBERS = ["url", "planted_id", "note", "status", "invocation", "candidates", "tried", "client", "target", "stdin",
-           "hold_ms", "ignore_capabilities", "result_type_rule", "declined", "accepted"]  # fmt: skip
+MEMBERS = ["url", "planted_id", "note", "status", "invocation", "candidates", "tried", "rejected", "client", "target",
+           "stdin", "hold_ms", "ignore_capabilities", "result_type_rule", "declined", "accepted"]  # fmt: skip
 member_objects = st.dictionaries(st.sampled_from(MEMBERS), json_values, max_size=8)
 
 HOSTILE_TEXT = [

@@ -198,7 +198,8 @@ def listed_tools(rec: Recording) -> list[str] | None:
 def _discovery_failure(rec: Recording) -> Finding | None:
     """ERROR when the server could not be asked at all; the untestable FAIL when it lacks test_url_elicitation."""
     for anomaly in rec.anomalies:
-        if anomaly.kind == "upstream-unreachable":
+        # the harness's own check before any run (the proxy reports a connection lost mid-run the same way)
+        if anomaly.kind == "upstream-unreachable" and anomaly.run_id is None and anomaly.flow_id is None:
             seen = Evidence(kind="anomaly", seq=anomaly.seq, note=anomaly.kind)
             return Finding.errored("server-unreachable", f"the server could not be reached: {anomaly.detail}", seen)
     runs = [run for run in rec.runs if run.name == DISCOVERY]

@@ -11,7 +11,8 @@ things the driver itself decides are named here (docs/real-clients.md says which
 - Render each elicitation for the "user" on stdout, attributed and fenced:
   `[input request from MCP server <name> (<origin>) — untrusted text follows]`, the message lines prefixed
   `  | `, then `[end of server text]`; origin is scheme://host:port of URL, the name what the SDK reports
-  from server/discover or initialize (the origin alone when it reports none).
+  from server/discover or initialize (the origin alone when it reports none); a stdio server (the driver's
+  --stdio-argv) has no origin: `(stdio)` stands in its place.
 - Answer: URL mode `{"action": "decline"}` when the message starts with `DECLINE:`, else `{"action": "accept"}`
   (no content); form mode, including a request with no `mode`, `{"action": "accept", "content": {"confirmed":
   true}}`. Never fetch or open a URL.

@@ -1,6 +1,10 @@
 """The Python SDK (`mcp` 2.x `Client`) behind the drivers' contract (see `backchannel.proxy.clients.drivers`).
 
-Usage: python -m backchannel.proxy.clients.drivers.py_sdk URL [--tool NAME] [--mode auto|legacy|2026-07-28]
+Usage: python -m backchannel.proxy.clients.drivers.py_sdk (URL | --stdio-argv JSON | --mcp-config PATH) [--tool NAME]
+       [--mode auto|legacy|2026-07-28]
+
+`--stdio-argv '["cmd", "arg", ...]'` instead of URL: the SDK's own stdio transport spawns that command as the
+server (e.g. `backchannel bridge RUN-URL`); the origin shown for its requests is then `stdio`.
 
 The protocol logic (era negotiation, MRTR rounds, requestState echo, result validation) is the SDK's; this script
 only chooses the answers and renders what the server asked, so a verdict on its run speaks about the SDK.
@@ -10,14 +14,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 import unicodedata
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from mcp import Client
 from mcp.client.session import ClientRequestContext
+from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation
 
@@ -25,6 +32,7 @@ DRIVER_NAME = "backchannel-py-sdk-driver"
 DRIVER_VERSION = "0.1.0"
 MODES = ("auto", "legacy", "2026-07-28")
 DECLINE_PREFIX = "DECLINE:"
+STDIO_ORIGIN = "stdio"  # what names a server spawned over stdio, where there is no scheme://host:port
 FENCE_END = "[end of server text]"
 # bidi overrides and isolates can make fenced text read as if it were outside the fence
 _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
@@ -83,9 +91,50 @@ def leaf(exc: BaseException) -> BaseException:
     return exc
 
 
-async def run(url: str, tool: str | None, mode: str) -> int:
+def stdio_server(argv_json: str) -> StdioServerParameters:
+    """The server command `--stdio-argv` names: a JSON array of strings, the program first.
+
+    Raises:
+        ValueError: Not a non-empty JSON array of strings.
+    """
+    try:
+        argv = json.loads(argv_json)
+    except ValueError as exc:
+        raise ValueError(f"--stdio-argv is not JSON: {exc}") from exc
+    if not (isinstance(argv, list) and argv and all(isinstance(part, str) for part in argv)):
+        raise ValueError("--stdio-argv must be a non-empty JSON array of strings")
+    return StdioServerParameters(command=argv[0], args=argv[1:])
+
+
+def configured_server(path: str, name: str | None = None) -> str | StdioServerParameters:
+    """The server an MCP host configuration names, as a host reads it: `mcpServers` or `servers`, the entry called
+    `name` (default: the only, or first, entry), by `url` (HTTP) or `command`/`args` (stdio). `~` is this HOME.
+
+    Raises:
+        ValueError: The file cannot be read, is not such a configuration, or has no usable entry.
+    """
+    file = Path(path).expanduser()
+    try:
+        document = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--mcp-config {file}: {exc}") from exc
+    servers = document.get("mcpServers", document.get("servers")) if isinstance(document, dict) else None
+    if not isinstance(servers, dict) or not servers:
+        raise ValueError(f"--mcp-config {file}: no mcpServers or servers object")
+    entry = servers.get(name) if name else next(iter(servers.values()))
+    if not isinstance(entry, dict):
+        raise ValueError(f"--mcp-config {file}: no server entry {name or ''}".rstrip())
+    if isinstance(entry.get("url"), str):
+        return str(entry["url"])
+    args = entry.get("args", [])
+    if isinstance(entry.get("command"), str) and isinstance(args, list) and all(isinstance(a, str) for a in args):
+        return StdioServerParameters(command=entry["command"], args=list(args))
+    raise ValueError(f"--mcp-config {file}: the entry has neither a url nor a command with args")
+
+
+async def run(server: str | StdioServerParameters, tool: str | None, mode: str) -> int:
     """Connect, list, call, print; 0 when every call gave a result, 1 when any failed."""
-    origin = origin_of(url)
+    origin = origin_of(server) if isinstance(server, str) else STDIO_ORIGIN
 
     async def on_elicit(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
         # The SDK's typed view decides the mode, as it would in any app built on it: a request the SDK parses
@@ -99,7 +148,7 @@ async def run(url: str, tool: str | None, mode: str) -> int:
 
     failed = False
     async with Client(
-        url,
+        server,
         mode=mode,
         # setting the callback is what makes the SDK declare elicitation {form: {}, url: {}}
         elicitation_callback=on_elicit,
@@ -129,12 +178,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m backchannel.proxy.clients.drivers.py_sdk",
         description="The Python MCP SDK as a contract driver.",
     )
-    parser.add_argument("url", help="the MCP server's Streamable HTTP URL")
+    parser.add_argument("url", nargs="?", help="the MCP server's Streamable HTTP URL")
+    parser.add_argument(
+        "--stdio-argv", metavar="JSON", help="instead of URL: spawn this command (a JSON array) over the SDK's stdio"
+    )
+    parser.add_argument(
+        "--mcp-config", metavar="PATH", help="instead of URL: the server an MCP host configuration file names (~: HOME)"
+    )
+    parser.add_argument("--server-name", help="with --mcp-config: which entry (default: the first)")
     parser.add_argument("--tool", help="call only this tool (default: every listed tool once, in order)")
     parser.add_argument("--mode", choices=MODES, default="auto", help="the SDK's era negotiation (default auto)")
     args = parser.parse_args(argv)
+    if sum(given is not None for given in (args.url, args.stdio_argv, args.mcp_config)) != 1:
+        parser.error("give exactly one of URL, --stdio-argv JSON or --mcp-config PATH")
     try:
-        return asyncio.run(run(args.url, args.tool, args.mode))
+        if args.mcp_config is not None:
+            server = configured_server(args.mcp_config, args.server_name)
+        else:
+            server = args.url if args.stdio_argv is None else stdio_server(args.stdio_argv)
+    except ValueError as exc:
+        parser.error(str(exc))
+    try:
+        return asyncio.run(run(server, args.tool, args.mode))
     except Exception as exc:  # connect or list failed: one line, like an MCP error
         say(error_line(leaf(exc)), err=True)
         return 1

@@ -46,6 +46,8 @@ class UrlModeScenario:
                 meta=meta,
                 env=self.options.env,
                 max_output=self.options.max_output,
+                mcp_config=self.options.mcp_config,
+                tty=self.options.tty,
             ) as cap:
                 capture = cap
                 for row in pending:

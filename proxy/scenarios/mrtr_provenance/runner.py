@@ -15,11 +15,14 @@ from urllib.parse import urlsplit
 
 from backchannel.oracle.detectors.attribution import phrases_in
 from backchannel.oracle.detectors.markers import DECOY_FILE, DIRECTIVE_VERB, WITNESS_FILE, Markers
+from backchannel.oracle.terminal import streams
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture, RunHandle
-from backchannel.proxy.run.discovery import Discovery, HelpOutput, discover
+from backchannel.proxy.run.discovery import Discovery, HelpOutput, discover, rejection
 from backchannel.proxy.run.lab import Lab
+from backchannel.proxy.run.placeholders import names_the_server
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Progress
+from backchannel.proxy.scenarios.mrtr_provenance.endpoint import TOOLS
 from backchannel.recordings import load
 from backchannel.recordings.meta import MetaValue
 from backchannel.recordings.shapes import Discovery as DiscoveryRecord
@@ -104,6 +107,8 @@ class MrtrProbe:
             meta=self._meta(),
             env=self.options.env,
             max_output=self.options.max_output,
+            mcp_config=self.options.mcp_config,
+            tty=self.options.tty,
         ) as capture:
             legacy = capture.start_endpoint(
                 EndpointConfig(
@@ -140,8 +145,11 @@ class MrtrProbe:
 
     def _invocation(self, capture: Capture) -> list[str] | None:
         if self.options.client:
-            if not any("{url}" in part for part in self.options.client):
-                raise CheckError("--client must contain {url} where the server URL goes")
+            if not names_the_server(self.options.client, self.options.mcp_config):
+                raise CheckError(
+                    "--client must say where the server is: {url}, {stdio-cmd}, {stdio-argv} or {mcp-config}"
+                    " (or give --mcp-config-file for a host that reads a fixed configuration file)"
+                )
             capture.set_meta(Invocation(argv=tuple(self.options.client)))
             return list(self.options.client)
         assert self.options.target
@@ -159,27 +167,33 @@ class MrtrProbe:
             )
             return HelpOutput(probe, result.exit_code, b"".join(chunks).decode("utf-8", "replace"))
 
-        def try_candidate(candidate: tuple[str, ...]) -> bool:
+        def try_candidate(candidate: tuple[str, ...]) -> str | None:
+            """None when the ledger saw this candidate's tools/call reach the endpoint, else why it was rejected."""
             run = capture.new_run("discovery-call", {}, scenario=SCENARIO, argv=list(candidate))
             self.progress(f"trying {shlex.join(candidate)}")
-            capture.run_client(run, list(candidate), timeout=self.options.timeout, stdin=self.options.stdin)
-            return capture.wait_for(
+            result = capture.run_client(run, list(candidate), timeout=self.options.timeout, stdin=self.options.stdin)
+            reached = capture.wait_for(
                 lambda: any(
                     m.method == "tools/call" and m.direction == "to-server"
                     for m in load(self.options.out).messages_in(run.id)
                 ),
                 timeout=2,
             )
+            if reached:
+                return None
+            reason = rejection(result.outcome, result.exit_code, result.detail)
+            self.progress(f"rejected: {reason}")
+            return reason
 
-        found: Discovery = discover(base, run_help, try_candidate)
-        capture.set_meta(
-            DiscoveryRecord(
-                status=found.status,
-                invocation=tuple(found.invocation) if found.invocation else None,
-                candidates=tuple(tuple(c) for c in found.candidates),
-                tried=tuple(tuple(c) for c in found.tried),
-            )
+        found: Discovery = discover(base, run_help, try_candidate, tools=tuple(tool.name for tool in TOOLS))
+        record = DiscoveryRecord(
+            status=found.status,
+            invocation=tuple(found.invocation) if found.invocation else None,
+            candidates=tuple(tuple(c) for c in found.candidates),
+            tried=tuple(tuple(c) for c in found.tried),
+            rejected=tuple((tuple(argv), reason) for argv, reason in found.rejected),
         )
+        capture.set_meta(record)
         capture.flush()
         if found.invocation is None:
             self.progress(f"discovery: {found.status}")
@@ -215,7 +229,7 @@ class MrtrProbe:
         rec = load(self.options.out)
         control = next(r for r in rec.runs if r.name == "control")
         token = self.markers.content.encode()
-        if any(token in rec.terminal_bytes(control.id, s) for s in ("stdout", "stderr")):
+        if any(token in stream.data for stream in streams(rec, control.id)):  # piped, or a tty's plain text
             return True
         return any(token in (f.data or b"") for f in rec.files if f.run_id == control.id)
 

@@ -50,3 +50,26 @@ def test_evidence_that_points_at_nothing_says_so(hostile):
     ):
         quoted = excerpt(rec, missing)
         assert not quoted.found and "is not in the recording" in quoted.label and "#" not in quoted.label
+
+
+def test_screen_evidence_is_quoted_as_the_rendered_rows_it_cites_with_their_neighbours(tmp_path):
+    rows = ["header", "Allow the server to open a page?", "[y/N] y", "done", "", "last"]
+    screen = {
+        "run_id": "r",
+        "reason": "answered",
+        "cols": 40,
+        "rows": 6,
+        "cursor_row": 2,
+        "cursor_col": 7,
+        "text": "\n".join(rows),
+        "answer_pattern": r"\[y/N\]",
+        "answer_text": "y\n",
+    }
+    rec = load(new_recording(tmp_path / "s.sqlite", runs=[{"id": "r"}], screens=[screen]))
+    [snapshot] = rec.screens
+    found = excerpt(rec, Evidence(kind="screen", run="r", seq=snapshot.seq, rows=(2, 3), cols=(0, 7)))
+    assert found is not None
+    assert "screen #" in str(found.label) and "(answered)" in str(found.label) and "rows 2–2" in str(found.label)
+    assert (
+        found.body is not None and found.body.splitlines() == rows[0:4]
+    )  # two rows either side, trailing blank rows dropped

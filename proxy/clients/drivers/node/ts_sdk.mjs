@@ -2,7 +2,10 @@
 // The TypeScript SDK v2 (@modelcontextprotocol/client) behind backchannel's driver contract
 // (proxy/clients/drivers/__init__.py states it; docs/real-clients.md says which verdict judges the SDK and which this script).
 //
-// Usage: node ts_sdk.mjs URL [--tool NAME] [--mode auto|legacy|pin|<version>]
+// Usage: node ts_sdk.mjs (URL | --stdio-argv JSON) [--tool NAME] [--mode auto|legacy|pin|<version>]
+//
+// --stdio-argv '["cmd", "arg", ...]' instead of URL: the SDK's own StdioClientTransport spawns that command as the
+// server (e.g. `backchannel bridge RUN-URL`); the origin shown for its requests is then `stdio`.
 //
 // --mode: the SDK's own default is 'legacy' (an initialize handshake at 2025-11-25, no MRTR). This driver defaults
 // to 'auto' like the Python SDK does, so both drivers probe server/discover unless told otherwise; 'legacy' gives
@@ -13,18 +16,23 @@
 // sampling, because a driver has no model and a made-up completion would be a lie the probe could build on.
 
 import { Client, ProtocolError, SdkError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const DRIVER = { name: 'backchannel-ts-sdk-driver', version: '0.1.0' };
 const PINNED = '2026-07-28';
-const USAGE = 'usage: node ts_sdk.mjs URL [--tool NAME] [--mode auto|legacy|pin|<version>]';
+const USAGE = 'usage: node ts_sdk.mjs (URL | --stdio-argv JSON) [--tool NAME] [--mode auto|legacy|pin|<version>]';
+const STDIO_ORIGIN = 'stdio'; // what names a server spawned over stdio, where there is no scheme://host:port
 
 function parseArgs(argv) {
-    const out = { url: undefined, tool: undefined, mode: 'auto' };
+    const out = { url: undefined, tool: undefined, mode: 'auto', stdio: undefined };
     for (let i = 0; i < argv.length; i++) {
         const arg = argv[i];
         if (arg === '--tool' || arg === '--mode') {
             if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
             out[arg.slice(2)] = argv[++i];
+        } else if (arg === '--stdio-argv') {
+            if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
+            out.stdio = stdioArgv(argv[++i]);
         } else if (arg === '-h' || arg === '--help') {
             console.log(USAGE);
             process.exit(0);
@@ -36,8 +44,22 @@ function parseArgs(argv) {
             throw new UsageError(`unexpected argument ${arg}`);
         }
     }
-    if (out.url === undefined) throw new UsageError('the server URL is required');
+    if ((out.url === undefined) === (out.stdio === undefined)) throw new UsageError('give either URL or --stdio-argv JSON');
     return out;
+}
+
+// --stdio-argv: a JSON array of strings, the program first
+function stdioArgv(text) {
+    let argv;
+    try {
+        argv = JSON.parse(text);
+    } catch (err) {
+        throw new UsageError(`--stdio-argv is not JSON: ${err.message}`);
+    }
+    if (!Array.isArray(argv) || argv.length === 0 || !argv.every(part => typeof part === 'string')) {
+        throw new UsageError('--stdio-argv must be a non-empty JSON array of strings');
+    }
+    return argv;
 }
 
 class UsageError extends Error {}
@@ -85,8 +107,8 @@ function errorLine(err) {
     return `error: ${err?.name ?? 'Error'} ${printable(first)}`;
 }
 
-async function run({ url, tool, mode }) {
-    const origin = originOf(url);
+async function run({ url, tool, mode, stdio }) {
+    const origin = stdio ? STDIO_ORIGIN : originOf(url);
     const client = new Client(DRIVER, {
         capabilities: { elicitation: { form: {}, url: {} } },
         versionNegotiation: { mode: negotiation(mode) },
@@ -101,7 +123,10 @@ async function run({ url, tool, mode }) {
         console.log(`[answered: ${answer.action}${answer.content ? ', content {confirmed: true}' : ''}]`);
         return answer;
     });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const transport = stdio
+        ? new StdioClientTransport({ command: stdio[0], args: stdio.slice(1) })
+        : new StreamableHTTPClientTransport(new URL(url));
+    await client.connect(transport);
     let failed = false;
     try {
         const listed = (await client.listTools()).tools.map(t => t.name);

@@ -332,3 +332,81 @@ def test_an_unreachable_server_is_one_error_line_and_exit_1():
     run = run_driver([*py_driver(), f"http://127.0.0.1:{port}/mcp"])
     assert run.exit_code == 1
     assert run.stderr.startswith("error: ") and len(run.stderr.splitlines()) == 1
+
+
+# ---- stdio mode: the SDK's own stdio transport spawns `backchannel bridge URL`, and the contract is unchanged ----
+
+
+def bridge_argv_json(url: str) -> str:
+    """`--stdio-argv`'s value: the bridge to the endpoint, as the JSON array a driver spawns."""
+    from backchannel.proxy.bridge.command import standalone_argv
+
+    return json.dumps(standalone_argv(url))
+
+
+def assert_stdio_rendering_names_the_server_and_stdio(run: DriverRun) -> None:
+    fence = run.fence_for("Deploy to production?")
+    assert fence[0] == f"[input request from MCP server {SERVER_NAME} (stdio), form mode — untrusted text follows]"
+    assert fence[1:] == ["  | Deploy to production?", "[end of server text]"]
+
+
+def assert_stdio_contract(endpoint: ContractEndpoint, run: DriverRun) -> None:
+    """Everything the HTTP run is held to, but the origin (a spawned server has none: it is shown as `stdio`)."""
+    assert_declares_elicitation_only(endpoint)
+    assert_form_answered_with_confirmed(endpoint, run)
+    assert_url_accepted_without_content_and_never_opened(endpoint)
+    assert_decline_prefix_declines(endpoint)
+    assert_modeless_is_form(endpoint)
+    assert_each_round_asks_again_and_echoes_the_newest_state(endpoint)
+    assert_forged_fence_end_stays_inside(run)
+    assert_every_tool_called_once(endpoint, run)
+    assert_mcp_error_reported_and_exit_1(run)
+    assert_stdio_rendering_names_the_server_and_stdio(run)
+    assert [line for line in run.stderr.splitlines() if not line.startswith("error: ")] == []  # the bridge is quiet
+
+
+@pytest.fixture(scope="module")
+def all_tools_over_stdio() -> Iterator[tuple[ContractEndpoint, DriverRun]]:
+    with contract_endpoint() as endpoint:
+        yield endpoint, run_driver([*py_driver(), "--stdio-argv", bridge_argv_json(endpoint.url)])
+
+
+def test_stdio_mode_follows_the_whole_contract_through_the_bridge(all_tools_over_stdio):
+    assert_stdio_contract(*all_tools_over_stdio)
+
+
+def test_stdio_mode_negotiates_2026_07_28_by_default(all_tools_over_stdio):
+    assert {(c.era, c.protocol_version) for c in all_tools_over_stdio[0].seen} == {("modern", "2026-07-28")}
+
+
+def test_stdio_mode_answers_a_stray_url_as_the_http_mode_does(all_tools_over_stdio):
+    assert answers(all_tools_over_stdio[0].calls("modeless_with_url"))[1] == (
+        "modeless_with_url-1",
+        {"ask": {"action": "accept"}},
+    )
+
+
+def test_stdio_mode_speaks_the_legacy_handshake_through_the_bridge():
+    with contract_endpoint() as endpoint:
+        run = run_driver(
+            [*py_driver(), "--stdio-argv", bridge_argv_json(endpoint.url), "--tool", "plain", "--mode", "legacy"]
+        )
+    assert (run.exit_code, run.stderr) == (0, "")
+    assert run.results() == {"plain": "plain done: null"}
+    assert [(c.era, c.protocol_version) for c in endpoint.seen] == [("legacy", "2025-11-25")]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--stdio-argv", "not json"],
+        ["--stdio-argv", "[]"],
+        ["--stdio-argv", '["ok", 1]'],
+        ["http://127.0.0.1:1/mcp", "--stdio-argv", '["x"]'],
+        [],
+    ],
+)
+def test_a_bad_or_doubled_server_choice_is_a_usage_error(args):
+    run = run_driver([*py_driver(), *args])
+    assert run.exit_code == 2
+    assert "usage:" in run.stderr

@@ -28,7 +28,9 @@ from tests.proxy.clients.drivers.test_py_sdk import (
     assert_mcp_error_reported_and_exit_1,
     assert_modeless_is_form,
     assert_rendering_is_attributed_and_fenced,
+    assert_stdio_contract,
     assert_url_accepted_without_content_and_never_opened,
+    bridge_argv_json,
     contract_endpoint,
     run_driver,
 )
@@ -138,5 +140,57 @@ def test_an_unreachable_server_is_one_error_line_and_exit_1():
 
 def test_a_usage_error_exits_2():
     run = run_driver([*ts_driver(), "--mode"])
+    assert run.exit_code == 2
+    assert "usage: node ts_sdk.mjs" in run.stderr
+
+
+# ---- stdio mode: the SDK's StdioClientTransport spawns `backchannel bridge URL`, and the contract is unchanged ----
+
+
+@pytest.fixture(scope="module")
+def all_tools_over_stdio() -> Iterator[tuple[ContractEndpoint, DriverRun]]:
+    driver = ts_driver()
+    with contract_endpoint() as endpoint:
+        yield endpoint, run_driver([*driver, "--stdio-argv", bridge_argv_json(endpoint.url), "--mode", "auto"])
+
+
+def test_stdio_mode_follows_the_whole_contract_through_the_bridge(all_tools_over_stdio):
+    assert_stdio_contract(*all_tools_over_stdio)
+
+
+def test_stdio_mode_auto_negotiates_2026_07_28(all_tools_over_stdio):
+    assert {(c.era, c.protocol_version) for c in all_tools_over_stdio[0].seen} == {("modern", "2026-07-28")}
+
+
+def test_stdio_mode_answers_a_stray_url_as_form_like_the_http_mode(all_tools_over_stdio):
+    assert answers(all_tools_over_stdio[0].calls("modeless_with_url"))[1] == (
+        "modeless_with_url-1",
+        {"ask": FORM_ANSWER},
+    )
+
+
+def test_stdio_mode_legacy_speaks_the_2025_11_25_handshake_through_the_bridge():
+    driver = ts_driver()
+    with contract_endpoint() as endpoint:
+        run = run_driver(
+            [*driver, "--stdio-argv", bridge_argv_json(endpoint.url), "--tool", "plain", "--mode", "legacy"]
+        )
+    assert (run.exit_code, run.stderr) == (0, "")
+    assert run.results() == {"plain": "plain done: null"}
+    assert [(c.era, c.protocol_version) for c in endpoint.seen] == [("legacy", "2025-11-25")]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--stdio-argv", "not json"],
+        ["--stdio-argv", "[]"],
+        ["--stdio-argv", '["ok", 1]'],
+        ["http://127.0.0.1:1/mcp", "--stdio-argv", '["x"]'],
+        ["--stdio-argv"],
+    ],
+)
+def test_a_bad_or_doubled_server_choice_is_a_usage_error(args):
+    run = run_driver([*ts_driver(), *args])
     assert run.exit_code == 2
     assert "usage: node ts_sdk.mjs" in run.stderr

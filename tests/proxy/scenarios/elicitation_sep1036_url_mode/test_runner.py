@@ -179,3 +179,72 @@ def test_without_the_form_tool_the_reverse_probe_is_not_exercised_and_the_form_o
         " test_input_required_result_elicitation"
     )
     assert {r.status for r in found.values()} == {"PASS"}
+
+
+def test_a_connection_dropped_on_decline_or_cancel_fails_the_decline_check(tmp_path):
+    import json
+    import socket as sockets
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from backchannel.proxy.endpoint.tools import ToolCall as Call
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):  # noqa: N802 (http.server's name)
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            params = body.get("params", {})
+            answers = list((params.get("inputResponses") or {}).values())
+            if answers and answers[0].get("action") in ("decline", "cancel"):
+                self.connection.shutdown(sockets.SHUT_RDWR)  # no answer at all: the line just drops
+                self.close_connection = True
+                return
+            if body["method"] == "tools/list":
+                result = {"tools": [{"name": t.name, "inputSchema": t.input_schema} for t in TOOLS]}
+            elif body["method"] == "tools/call":
+                caps = params["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+                call = Call(
+                    params["name"],
+                    {},
+                    params.get("inputResponses"),
+                    params.get("requestState"),
+                    "2026-07-28",
+                    "modern",
+                    caps,
+                    None,
+                    body["id"],
+                    {},
+                )
+                reply = next(t.handler for t in TOOLS if t.name == params["name"])(call)
+                if reply.error:
+                    return self._send(reply.http_status, {"jsonrpc": "2.0", "id": body["id"], "error": reply.error})
+                result = {"resultType": "complete", **reply.result}
+            else:
+                result = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}
+            self._send(200, {"jsonrpc": "2.0", "id": body["id"], "result": result})
+
+        def _send(self, status, message):
+            data = json.dumps(message).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        found, _, _ = check(tmp_path, f"http://127.0.0.1:{server.server_port}/mcp")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    result = found["sep-2322-server-handles-decline-cancel"]
+    assert result.status == "FAIL", result.message
+    assert result.message.startswith("not handled: decline: ")
+    assert "cancel: " in result.message
+    assert {c: r.status for c, r in found.items() if r.status != "PASS"} == {result.id: "FAIL"}

@@ -1,0 +1,447 @@
+r"""Running a client under a real terminal: a pseudo-terminal of a chosen size, a rendered screen, typed answers.
+
+The client's terminal is one stream (`tty`): everything it writes, stdout and stderr alike, is fed raw to
+`on_output("tty", chunk)` and to a `pyte` screen of the same size. The screen is *snapshotted* (its rendered rows,
+cursor, reason and time) at these points, and only these:
+
+- `waiting`: the client wrote nothing for `quiet` seconds while its process lives (it is waiting for input, or
+  thinking). One snapshot per quiet period: the next one needs new output first. At most MAX_SNAPSHOTS per run;
+  past that, waiting snapshots are dropped (the exit one is always kept).
+- `answered`: an answer's regex matched the rendered screen; the snapshot is the screen it answered, with the
+  answer's pattern and text, taken just before the text is typed.
+- `exit` (the client exited) or `timeout` (it was killed at the deadline): the screen as it was left.
+
+Answers are expect-style (pexpect): after every chunk the screen is searched for each answer's regex (rows
+right-stripped, joined with `\n`, `re.MULTILINE`; the cursor's row keeps its spaces up to the cursor, so `Name\? `
+matches a prompt waiting after its space), skipping what earlier answers consumed; the earliest match wins (ties:
+the first answer given). Its text is typed and the screen up to the match's end is consumed, so the same prompt is
+never answered twice; text drawn below or after it is searched again. A full clear of the screen resets what is
+consumed (a redrawn prompt is a new prompt). At most MAX_TYPED answers are typed per run.
+
+Rendering is lazy and bounded: the screen is brought up to date only when it is needed (after each chunk when
+answers are given, else at each snapshot), from at most the last RENDER_BACKLOG bytes written since it was last
+brought up to date (a screen of 40 rows shows far less than that; a client printing megabytes without answers costs
+at most one such render per snapshot). The raw stream (`on_output`) always has every byte.
+
+`stdin` under a terminal: its bytes are typed once, right after the client starts (echoed like keystrokes, before
+any prompt is drawn); no end-of-input follows, because a terminal has none unless the client reads a typed ^D.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import signal
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import pyte
+from ptyprocess import PtyProcess
+
+from backchannel.proxy.run.reaper import die_with_parent, kill_run
+
+TERM = "xterm-256color"
+QUIET = 0.3  # seconds without output, the process alive: the client is taken to be waiting for input
+MAX_SNAPSHOTS = 256  # waiting and answered snapshots per run; the exit (or timeout) snapshot is always taken
+MAX_TYPED = 100  # answers typed per run
+MAX_SIDE = 1000  # rows or columns: a terminal larger than this is refused
+DRAIN_SECONDS = 2.0  # after the client exits: how long its last output may take to arrive, at most
+DRAIN_TAIL = 0.1  # ... and how long a pause in it ends the wait (a process it left may hold the terminal open)
+READ_SIZE = 65536
+RENDER_BACKLOG = 64 * 1024  # bytes kept for the screen between two renders; older ones are never rendered
+_SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
+_ESCAPES = {"n": "\r", "e": "\x1b", "t": "\t", "\\": "\\"}  # \n is Enter: a terminal sends CR for it
+
+Reason = Literal["waiting", "answered", "exit", "timeout"]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Type `text` when `pattern` (a Python regex) matches the rendered screen."""
+
+    pattern: str
+    text: str
+    regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            compiled = re.compile(self.pattern, re.MULTILINE)
+        except re.error as exc:
+            raise ValueError(f"--answer {self.pattern!r}: not a valid regular expression ({exc})") from None
+        if compiled.match(""):
+            raise ValueError(f"--answer {self.pattern!r}: it matches an empty screen, so it would answer anything")
+        object.__setattr__(self, "regex", compiled)
+
+
+@dataclass(frozen=True)
+class TtyOptions:
+    """The terminal a client runs under: its size, the answers typed at its prompts, and the quiet rule."""
+
+    cols: int = 120
+    rows: int = 40
+    answers: tuple[Answer, ...] = ()
+    quiet: float = QUIET
+
+    def __post_init__(self) -> None:
+        for name, value in (("columns", self.cols), ("rows", self.rows)):
+            if not 1 <= value <= MAX_SIDE:
+                raise ValueError(f"terminal {name} must be between 1 and {MAX_SIDE}, not {value}")
+        if not 0 < self.quiet <= 60:
+            raise ValueError(f"the quiet period must be above 0 and at most 60 seconds, not {self.quiet}")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The rendered screen at one point of a run."""
+
+    seq: int  # 1, 2, ... within the run
+    t: float  # seconds since the epoch
+    reason: Reason
+    cols: int
+    rows: int
+    cursor_row: int  # 0-based
+    cursor_col: int
+    lines: tuple[str, ...]  # each rendered row, right-stripped
+    answer_pattern: str | None = None
+    answer_text: str | None = None
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+@dataclass(frozen=True)
+class TtyResult:
+    exit_code: int | None
+    outcome: str  # exited | timeout | failed-to-start
+    detail: str
+    snapshots: int
+
+
+def parse_tty_size(text: str) -> tuple[int, int]:
+    """`120x40` → (120, 40): columns first, like `stty size` prints them the other way round."""
+    found = _SIZE.match(text)
+    if not found:
+        raise ValueError(f"--tty-size {text!r}: give COLUMNSxROWS, e.g. 120x40")
+    cols, rows = int(found.group(1)), int(found.group(2))
+    for name, value in (("columns", cols), ("rows", rows)):
+        if not 1 <= value <= MAX_SIDE:
+            raise ValueError(f"--tty-size {text!r}: {name} must be between 1 and {MAX_SIDE}")
+    return cols, rows
+
+
+def parse_answer(text: str) -> Answer:
+    """`REGEX=>TEXT`: type TEXT when REGEX matches the screen. In TEXT, `\\n` is Enter, `\\e` Escape, `\\t` Tab."""
+    pattern, sep, typed = text.partition("=>")
+    if not sep:
+        raise ValueError(f"--answer {text!r}: give REGEX=>TEXT, e.g. 'Continue\\? \\[y/N\\]=>y\\n'")
+    if not pattern:
+        raise ValueError(f"--answer {text!r}: the regular expression before => is empty")
+    return Answer(pattern, unescape(typed))
+
+
+def unescape(text: str) -> str:
+    out: list[str] = []
+    chars = iter(text)
+    for char in chars:
+        if char != "\\":
+            out.append(char)
+            continue
+        following = next(chars, "")
+        if following not in _ESCAPES:
+            raise ValueError(f"--answer text {text!r}: unknown escape \\{following} (use \\n, \\e, \\t or \\\\)")
+        out.append(_ESCAPES[following])
+    return "".join(out)
+
+
+class _Screen(pyte.Screen):
+    """A pyte screen that counts the rows scrolled off its top and the full clears (for what answers consumed)."""
+
+    def __init__(self, cols: int, rows: int) -> None:
+        super().__init__(cols, rows)
+        self.scrolled = 0
+        self.clears = 0
+
+    def index(self) -> None:
+        top, bottom = self.margins or (0, self.lines - 1)
+        if self.cursor.y == bottom and top == 0:
+            self.scrolled += 1
+        super().index()
+
+    def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
+        if how in (2, 3):
+            self.clears += 1
+        super().erase_in_display(how, *args, **kwargs)
+
+
+class _Terminal:
+    """The screen, its stream, and the expect-style matcher over it."""
+
+    def __init__(self, options: TtyOptions) -> None:
+        self.options = options
+        self.screen = _Screen(options.cols, options.rows)
+        self.stream = pyte.ByteStream(self.screen)
+        self.consumed = (0, 0, 0)  # (absolute row = scrolled + row, col, clears) up to which answers matched
+        self.snapshots = 0
+        self.typed = 0
+        self.pending = bytearray()  # written, not yet rendered: pyte costs about 4 µs a byte
+        self.dropped = 0  # bytes never rendered (see RENDER_BACKLOG)
+
+    def feed(self, chunk: bytes) -> None:
+        """Take what the client wrote; it is rendered when the screen is next needed (a match, a snapshot)."""
+        self.pending += chunk
+        if len(self.pending) > RENDER_BACKLOG:
+            cut = len(self.pending) - RENDER_BACKLOG
+            del self.pending[:cut]
+            self.dropped += cut
+
+    def render(self) -> None:
+        if self.pending:
+            self.stream.feed(bytes(self.pending))
+            self.pending.clear()
+
+    def lines(self) -> tuple[str, ...]:
+        return tuple(line.rstrip() for line in self.screen.display)
+
+    def snapshot(self, reason: Reason, answer: Answer | None = None) -> Snapshot:
+        self.render()
+        self.snapshots += 1
+        return Snapshot(
+            seq=self.snapshots,
+            t=time.time(),
+            reason=reason,
+            cols=self.options.cols,
+            rows=self.options.rows,
+            cursor_row=int(self.screen.cursor.y),
+            cursor_col=int(self.screen.cursor.x),
+            lines=self.lines(),
+            answer_pattern=None if answer is None else answer.pattern,
+            answer_text=None if answer is None else answer.text,
+        )
+
+    def match(self) -> tuple[Answer, int, int] | None:
+        """The answer whose regex matches the unconsumed screen earliest, and the (row, col) its match ends at."""
+        if not self.options.answers or self.typed >= MAX_TYPED:
+            return None
+        self.render()
+        absolute, col, clears = self.consumed
+        row = absolute - self.screen.scrolled if clears == self.screen.clears else 0
+        col = col if clears == self.screen.clears else 0
+        lines = list(self.lines())
+        cursor = int(self.screen.cursor.y)
+        if 0 <= cursor < len(lines):  # the cursor's row reaches the cursor: a prompt's trailing space is matched
+            lines[cursor] = self.screen.display[cursor][: max(len(lines[cursor]), int(self.screen.cursor.x))]
+        for index in range(len(lines)):
+            if index < row:
+                lines[index] = ""
+            elif index == row:
+                lines[index] = " " * min(col, len(lines[index])) + lines[index][col:]
+        text = "\n".join(lines)
+        best: tuple[int, Answer, int] | None = None
+        for answer in self.options.answers:
+            found = answer.regex.search(text)
+            if found and (best is None or found.start() < best[0]):
+                best = (found.start(), answer, found.end())
+        if best is None:
+            return None
+        end = best[2]
+        end_row = text.count("\n", 0, end)
+        end_col = end - (text.rfind("\n", 0, end) + 1)
+        return best[1], end_row, end_col
+
+    def consume(self, row: int, col: int) -> None:
+        self.consumed = (self.screen.scrolled + row, col, self.screen.clears)
+        self.typed += 1
+
+
+def run_tty(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    marker: str,
+    on_output: Callable[[str, bytes], None],
+    timeout: float,
+    options: TtyOptions,
+    stdin: bytes | None = None,
+    on_snapshot: Callable[[Snapshot], None] | None = None,
+) -> TtyResult:
+    """Run argv to completion or timeout under a pseudo-terminal; nothing it started outlives the call."""
+    try:
+        proc = PtyProcess.spawn(
+            list(argv),
+            cwd=str(cwd),
+            env=dict(env),
+            dimensions=(options.rows, options.cols),
+            preexec_fn=die_with_parent,  # the client dies with us even on kill -9; the pty made it a session leader
+        )
+    except OSError as exc:
+        return TtyResult(None, "failed-to-start", f"{argv[0]}: {exc.strerror or exc}", 0)
+    waiter = _Waiter(proc.pid)
+    try:
+        return _watch(proc, waiter, on_output, timeout, options, stdin, on_snapshot)
+    finally:
+        kill_run(proc.pid, marker)  # an interruption still leaves nothing of the client running
+        _kill_group(proc.pid)
+        waiter.join(5)
+        waiter.close()
+        try:
+            proc.fileobj.close()
+        except OSError:
+            pass
+        proc.closed = True  # reaped and closed here: ptyprocess must not wait on it again
+
+
+class _Waiter:
+    """Reaps the client in a thread and wakes the reading loop through a pipe: exit is an event, not a poll."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.status: int | None = None
+        self.read_end, self._write_end = os.pipe()
+        self._thread = threading.Thread(target=self._wait, name=f"tty-wait-{pid}", daemon=True)
+        self._thread.start()
+
+    def _wait(self) -> None:
+        try:
+            _, status = os.waitpid(self.pid, 0)
+            self.status = status
+        except ChildProcessError:
+            pass
+        finally:
+            os.write(self._write_end, b"x")
+
+    @property
+    def exited(self) -> bool:
+        return not self._thread.is_alive()
+
+    def exit_code(self) -> int | None:
+        if self.status is None:
+            return None
+        if os.WIFSIGNALED(self.status):
+            return -os.WTERMSIG(self.status)
+        return os.WEXITSTATUS(self.status)
+
+    def join(self, seconds: float) -> None:
+        self._thread.join(seconds)
+
+    def close(self) -> None:
+        """Close the wake-up pipe once the reaping thread is done (a thread still waiting keeps its end)."""
+        if self._thread.is_alive():
+            return
+        for fd in (self.read_end, self._write_end):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _watch(
+    proc: PtyProcess,
+    waiter: _Waiter,
+    on_output: Callable[[str, bytes], None],
+    timeout: float,
+    options: TtyOptions,
+    stdin: bytes | None,
+    on_snapshot: Callable[[Snapshot], None] | None,
+) -> TtyResult:
+    term = _Terminal(options)
+    fd = proc.fd
+    os.set_blocking(fd, False)  # typing never blocks on a client that does not read: what waits is kept in `typed`
+    deadline = time.monotonic() + timeout
+    last_output = time.monotonic()
+    quiet_taken = False  # a waiting snapshot was taken since the last output
+    eof = False
+    typed = bytearray(stdin or b"")  # what is still to be typed, written as the terminal takes it
+
+    def emit(snapshot: Snapshot) -> None:
+        if on_snapshot is not None:
+            on_snapshot(snapshot)
+
+    def timed_out() -> TtyResult:
+        _kill_group(proc.pid)
+        emit(term.snapshot("timeout"))
+        detail = f"still running after {timeout:g} s; it and every process it started was killed"
+        return TtyResult(None, "timeout", detail, term.snapshots)
+
+    while not waiter.exited and not eof:
+        now = time.monotonic()
+        if now >= deadline:
+            return timed_out()
+        wait = deadline - now if quiet_taken else min(deadline - now, max(0.0, last_output + options.quiet - now))
+        ready, writable, _ = select.select([fd, waiter.read_end], [fd] if typed else [], [], wait)
+        if writable:
+            typed = _type(fd, typed)
+        if fd in ready:
+            chunk = _read(fd, term, on_output)
+            if chunk is None:
+                eof = True
+            elif chunk:
+                last_output, quiet_taken = time.monotonic(), False
+                found = term.match()
+                if found is not None:
+                    answer, row, col = found
+                    if term.snapshots < MAX_SNAPSHOTS:
+                        emit(term.snapshot("answered", answer))
+                    term.consume(row, col)
+                    typed += answer.text.encode("utf-8")
+        elif not ready and not writable and not quiet_taken and time.monotonic() - last_output >= options.quiet:
+            quiet_taken = True
+            if term.snapshots < MAX_SNAPSHOTS:
+                emit(term.snapshot("waiting"))
+    # the client exited (or closed its terminal): its last output, each read awaited at most DRAIN_TAIL
+    drain_until = min(deadline, time.monotonic() + DRAIN_SECONDS)
+    while not eof and (left := drain_until - time.monotonic()) > 0:
+        ready, _, _ = select.select([fd], [], [], min(left, DRAIN_TAIL))
+        chunk = _read(fd, term, on_output) if ready else b""
+        if chunk is None:
+            eof = True
+        elif not chunk:
+            break
+    if not waiter.exited:  # the terminal closed, the client lives on: its exit is awaited to the deadline, as piped
+        select.select([waiter.read_end], [], [], max(0.0, deadline - time.monotonic()))
+        if not waiter.exited:
+            waiter.join(1)  # woken: the reaping thread is returning
+        if not waiter.exited:
+            return timed_out()
+    # then (in run_tty) whatever it left behind is killed, as after a piped run
+    emit(term.snapshot("exit"))
+    return TtyResult(waiter.exit_code(), "exited", "", term.snapshots)
+
+
+def _type(fd: int, pending: bytearray) -> bytearray:
+    """Write what the terminal takes now of what is to be typed; the rest waits for the next turn."""
+    try:
+        written = os.write(fd, pending[:READ_SIZE])
+    except BlockingIOError:
+        return pending
+    except OSError:  # the client closed its terminal: nothing more can be typed
+        return bytearray()
+    return pending[written:]
+
+
+def _read(fd: int, term: _Terminal, on_output: Callable[[str, bytes], None]) -> bytes | None:
+    """One read from the terminal into the screen and `on_output`: the bytes, b"" if none yet, None at end of file."""
+    try:
+        chunk = os.read(fd, READ_SIZE)
+    except BlockingIOError:
+        return b""
+    except OSError:  # EIO: every process holding the terminal's other side closed it
+        return None
+    if not chunk:
+        return None
+    term.feed(chunk)
+    on_output("tty", chunk)
+    return chunk
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
