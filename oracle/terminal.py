@@ -15,6 +15,7 @@ differently piped and under a terminal. They are what a human sees (`backchannel
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from backchannel.recordings.model import Recording, ScreenSnapshot
@@ -98,3 +99,65 @@ def screen_evidence(snapshot: ScreenSnapshot, offset: int, length: int, note: st
         cols=(first_col, last_col),
         note=note,
     )
+
+
+# a line break and the indentation or fence drawn after it: a URL the client wrapped across lines still reads whole
+_GAP = re.compile(rb"[\r\n]+[ \t|>\xe2\x94\x82]*")  # \xe2\x94\x82 is U+2502, a box-drawing fence
+_HIDDEN = re.compile(_ESCAPE.pattern + rb"|" + _GAP.pattern)
+
+
+@dataclass(frozen=True, slots=True)
+class Sighting:
+    """Where and when the user could first see a text: its offset and length in the stream as evidence cites it
+    (a tty stream's plain text), and the time the harness read the chunk holding its last byte (the same clock as
+    the proxy's message times; a read is a little after the client's write, never before)."""
+
+    stream: str
+    offset: int
+    length: int
+    t: float | None
+
+
+def _visible(raw: bytes) -> tuple[bytes, list[tuple[int, int]]]:
+    """The raw bytes with escape sequences and line gaps removed, and (visible start, raw start) per kept piece."""
+    kept, pieces, at, pos = bytearray(), [], 0, 0
+    for match in _HIDDEN.finditer(raw):
+        if match.start() > pos:
+            pieces.append((at, pos))
+            kept += raw[pos : match.start()]
+            at += match.start() - pos
+        pos = match.end()
+    if pos < len(raw):
+        pieces.append((at, pos))
+        kept += raw[pos:]
+    return bytes(kept), pieces
+
+
+def _raw_offset(pieces: list[tuple[int, int]], visible: int) -> int:
+    starts = [start for start, _ in pieces]
+    index = bisect_right(starts, visible) - 1
+    start, raw = pieces[index]
+    return raw + visible - start
+
+
+def first_sighting(rec: Recording, run_id: str, needle: str) -> Sighting | None:
+    """When `needle` first appeared in what the run's client showed (any stream; escapes and line wraps ignored)."""
+    wanted = needle.encode("utf-8")
+    if not wanted:
+        return None
+    found: Sighting | None = None
+    for name in (TTY,) if rec.is_tty(run_id) else PIPED:
+        raw = rec.terminal_bytes(run_id, name)
+        visible, pieces = _visible(raw)
+        index = visible.find(wanted)
+        if index < 0:
+            continue
+        first, last = _raw_offset(pieces, index), _raw_offset(pieces, index + len(wanted) - 1)
+        chunks = sorted((c for c in rec.terminal if c.run_id == run_id and c.stream == name), key=lambda c: c.offset)
+        t = next((c.t for c in chunks if c.offset <= last < c.offset + len(c.data)), None)
+        if name == TTY:  # evidence offsets into a tty stream are offsets into its plain text (stream_bytes)
+            first, last = len(plain(raw[:first])), len(plain(raw[: last + 1])) - 1
+        sighting = Sighting(name, first, last + 1 - first, t)
+        if found is None or (t is not None and (found.t is None or t < found.t)):
+            found = sighting
+    return found

@@ -1,18 +1,21 @@
-"""A recording as a readable timeline: runs, then messages, SSE items, terminal output, screens and anomalies in order.
+"""A recording as a readable timeline: runs, then messages, SSE items, terminal output, screens, URL opens and anomalies
+in order.
 
 A run under a terminal shows its `tty` stream as plain text (escape sequences removed, as the oracle reads it) and
-each screen snapshot as a framed block of its rendered rows (blank rows below the last drawn one left out)."""
+each screen snapshot as a framed block of its rendered rows (blank rows below the last drawn one left out). Each call
+of a URL-opener stand-in is one line, `opened via xdg-open: https://...` (nothing was opened)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from shlex import quote
 
 from backchannel.addons.plan import describe_plan
 from backchannel.oracle.terminal import TTY, stream_bytes
 from backchannel.proxy.run.discovery import describe as describe_discovery
 from backchannel.recordings.meta import Redactions
-from backchannel.recordings.model import Recording, Run, ScreenSnapshot
+from backchannel.recordings.model import Recording, Run, ScreenSnapshot, UrlOpen
 from backchannel.recordings.safe_text import neutralise as safe
 from backchannel.recordings.shapes import Discovery as DiscoveryRecord
 
@@ -78,6 +81,22 @@ def screen_block(snapshot: ScreenSnapshot) -> list[str]:
     return out
 
 
+OPEN_WIDTH = 1000  # characters of an open's arguments shown; the rest is cut with …
+
+
+def open_line(found: UrlOpen) -> str:
+    """A call of a URL-opener stand-in in one line: `opened via xdg-open: https://...` (`gio open` named whole);
+    an argument that is empty or holds whitespace is shell-quoted, so where each one ends stays plain."""
+    label, args = found.opener, found.argv
+    if found.opener == "gio" and args[:1] == ("open",):
+        label, args = "gio open", args[1:]
+    said = " ".join(part if part and not any(ch.isspace() for ch in part) else quote(part) for part in args)
+    if len(said) > OPEN_WIDTH:
+        said = said[: OPEN_WIDTH - 1] + "…"
+    cut = " (arguments cut)" if found.truncated else ""
+    return f"      opened via {label}: {said or '(no arguments)'}{cut}"
+
+
 def _run_lines(rec: Recording, run: Run) -> Iterator[Line]:
     order = 0
     for message in rec.messages_in(run.id):
@@ -110,6 +129,9 @@ def _run_lines(rec: Recording, run: Run) -> Iterator[Line]:
         for text in screen_block(snapshot):  # one time, consecutive orders: the block stays whole when sorted
             yield Line(snapshot.t or 0.0, order, "white", text)
             order += 1
+    for found in rec.opens_in(run.id):
+        yield Line(found.t or 0.0, order, "bold red", open_line(found))
+        order += 1
     for anomaly in rec.anomalies:
         if anomaly.run_id == run.id:
             yield Line(

@@ -1,9 +1,9 @@
 """What each table and column of a recording holds, in words.
 
 Every recording carries them (the `descriptions` table, written by migration m003 with the words of the tool
-that wrote it; m004 adds the words for the `screens` table to a file it upgrades), so the file explains itself to
-any SQLite browser. `backchannel explore` hands these words, the tool's own, to Datasette rather than the file's: a
-recording from a stranger cannot show misleading ones there.
+that wrote it; m004 and m005 add the words for the `screens` and `opens` tables to a file they upgrade), so the
+file explains itself to any SQLite browser. `backchannel explore` hands these words, the tool's own, to Datasette
+rather than the file's: a recording from a stranger cannot show misleading ones there.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ TABLES: Mapping[str, str] = {
     "descriptions": "What each table and column holds, in words (this table; written with the recording).",
     "screens": "Snapshots of the screen of a client run under a terminal (--tty): when it waited for input, when an "
     "answer was typed, and at its exit.",
+    "opens": "Calls of the URL-opener stand-ins first on the client's PATH and in BROWSER (xdg-open, open, gio...): "
+    "which one, its arguments, when. The stand-ins open nothing.",
 }
 
 COLUMNS: Mapping[str, Mapping[str, str]] = {
@@ -145,6 +147,16 @@ COLUMNS: Mapping[str, Mapping[str, str]] = {
         "text": "The rendered rows, right-stripped, joined by newlines (key-like secrets masked).",
         "answer_pattern": "For reason answered: the regular expression that matched this screen.",
         "answer_text": "For reason answered: the text typed in reply (key-like secrets masked).",
+    },
+    "opens": {
+        "seq": "Order in the recording.",
+        "run_id": RUN,
+        "t": TIME + " Null: unknown.",
+        "opener": "The stand-in called: xdg-open, open, sensible-browser, x-www-browser, www-browser, gio or wslview "
+        "(BROWSER names the xdg-open one).",
+        "argv": 'Its arguments, not its own name (JSON list; key-like values masked), e.g. ["https://..."] or, for '
+        'gio, ["open", "https://..."].',
+        "truncated": "1 when the arguments were cut at 4 KiB.",
     },
     "descriptions": {
         "table_name": "The table described.",

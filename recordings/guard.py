@@ -92,6 +92,7 @@ KNOWN_COLUMNS: Mapping[str, tuple[str, ...]] = {
         "answer_pattern",
         "answer_text",
     ),  # fmt: skip
+    "opens": ("seq", "run_id", "t", "opener", "argv", "truncated"),
 }
 
 

@@ -96,9 +96,27 @@ def m004_screens(db: Database) -> None:
     )
 
 
+@migrations()
+def m005_opens(db: Database) -> None:
+    """Calls of the URL-opener stand-ins in a client's lab (xdg-open, open, gio...): which, its arguments, when."""
+    from .descriptions import rows  # the words of the tool writing (or upgrading) the file
+
+    db.execute(
+        """CREATE TABLE opens (
+            seq INTEGER PRIMARY KEY, run_id TEXT NOT NULL, t REAL, opener TEXT NOT NULL, argv TEXT NOT NULL,
+            truncated INTEGER NOT NULL DEFAULT 0)"""
+    )
+    db.execute("CREATE INDEX opens_run ON opens(run_id, seq)")
+    # a file made by this tool got these words from m003 already; an upgraded one gets them here
+    db.conn.executemany(
+        "INSERT OR REPLACE INTO descriptions (table_name, column_name, description) VALUES (?, ?, ?)",
+        [row for row in rows() if row[0] == "opens"],
+    )
+
+
 # Migrations a recording may lack and still be read as it is, without `backchannel upgrade`: each only adds a
 # table, and the reader reads a missing one as empty. The recording keeps its own format name (reports say it).
-READ_AS_IS = frozenset({"m004_screens"})
+READ_AS_IS = frozenset({"m004_screens", "m005_opens"})
 
 
 def known_migrations() -> list[str]:

@@ -1,5 +1,5 @@
 """Plain, frozen records of one recording: runs, exchanges, messages, SSE events, terminal output and screens,
-lab files."""
+lab files, calls of the URL-opener stand-ins."""
 
 from __future__ import annotations
 
@@ -206,6 +206,40 @@ class UrlHit:
     t: float | None = None
 
 
+OPENER_NAME_LIMIT = 64  # characters of an opener's name; the reader refuses longer ones, and odd characters
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UrlOpen:
+    """A call of one of the URL-opener stand-ins a client lab puts first on PATH and in BROWSER: the client asked to
+    open something (`targets`), and nothing was opened. Empty in a recording older than m005_opens."""
+
+    seq: int
+    run_id: str
+    opener: str  # xdg-open | open | sensible-browser | x-www-browser | www-browser | gio | wslview
+    argv: tuple[str, ...]  # its arguments, not its own name: ("https://...",), for gio ("open", "https://...")
+    truncated: bool = False  # the arguments were cut at 4 KiB (the last one kept may be cut short)
+    t: float | None = None  # when it was called (seconds since the epoch); None: unknown
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """What it was asked to open: its arguments that are not options (after `--`, every one), for `gio` those
+        after its `open` subcommand (a `gio` call of another subcommand opens nothing: none)."""
+        args = self.argv
+        if self.opener == "gio":
+            if not args or args[0] != "open":
+                return ()
+            args = args[1:]
+        out: list[str] = []
+        options = True
+        for arg in args:
+            if options and arg == "--":
+                options = False
+            elif not options or not arg.startswith("-") or arg == "-":
+                out.append(arg)
+        return tuple(out)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Recording:
     """The whole file."""
@@ -222,6 +256,7 @@ class Recording:
     anomalies: tuple[Anomaly, ...]
     url_hits: tuple[UrlHit, ...] = ()
     screens: tuple[ScreenSnapshot, ...] = ()  # empty for piped runs, and in a recording older than m004_screens
+    opens: tuple[UrlOpen, ...] = ()  # calls of the URL-opener stand-ins; empty in a recording older than m005_opens
     # a `-wal` with rows sat beside the file: the last process writing it stopped before it closed it
     left_open: bool = False
 
@@ -244,6 +279,9 @@ class Recording:
 
     def screens_in(self, run_id: str) -> Iterator[ScreenSnapshot]:
         return (s for s in self.screens if s.run_id == run_id)
+
+    def opens_in(self, run_id: str) -> Iterator[UrlOpen]:
+        return (o for o in self.opens if o.run_id == run_id)
 
     def is_tty(self, run_id: str) -> bool:
         """Whether the run's client ran under a terminal (its output is the one `tty` stream)."""

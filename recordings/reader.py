@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import sqlite3
 from pathlib import Path
 from typing import TypeVar
@@ -22,6 +23,7 @@ from .guard import (
 from .migrations import FORMAT_MARKER, MIGRATION_SET, READ_AS_IS, known_migrations
 from .model import (
     MAX_SCREEN_SIDE,
+    OPENER_NAME_LIMIT,
     SCREEN_REASONS,
     Anomaly,
     Exchange,
@@ -33,6 +35,7 @@ from .model import (
     SseEvent,
     TerminalChunk,
     UrlHit,
+    UrlOpen,
 )
 
 T = TypeVar("T")
@@ -201,6 +204,30 @@ def _screen(r: sqlite3.Row) -> ScreenSnapshot:
     )
 
 
+_OPENER_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._+-]{{0,{OPENER_NAME_LIMIT - 1}}}")
+
+
+def _open(r: sqlite3.Row) -> UrlOpen:
+    run_id = c.required_text(r["run_id"])
+    opener = c.required_text(r["opener"])
+    if not _OPENER_NAME.fullmatch(opener):
+        raise ValueError(f"opener {opener[:80]!r} is not a program name")
+    argv = c.json_value(r["argv"], None)
+    if not isinstance(argv, list) or not all(isinstance(part, str) for part in argv):
+        raise ValueError("argv must be a JSON list of strings")
+    truncated = c.required_integer(r["truncated"])
+    if truncated not in (0, 1):
+        raise ValueError(f"truncated {truncated} is neither 0 nor 1")
+    return UrlOpen(
+        seq=c.required_integer(r["seq"]),
+        run_id=run_id,
+        opener=opener,
+        argv=tuple(argv),
+        truncated=bool(truncated),
+        t=c.number(r["t"]),
+    )
+
+
 def load(path: str | Path, limits: ReadLimits = DEFAULT_LIMITS) -> Recording:
     """Read a whole recording that may come from anyone; never writes to it or beside it, never upgrades it."""
     target = Path(path)
@@ -309,6 +336,8 @@ def _load(conn: sqlite3.Connection, target: Path, limits: ReadLimits) -> Recordi
         ),
         # absent in a recording older than m004_screens (read as it is: see migrations.READ_AS_IS)
         screens=c.build("screens", _rows(conn, "screens", columns["screens"]), _screen) if "screens" in tables else (),
+        # absent in a recording older than m005_opens (read as it is, likewise)
+        opens=c.build("opens", _rows(conn, "opens", columns["opens"]), _open) if "opens" in tables else (),
     )
 
 

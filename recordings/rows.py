@@ -228,6 +228,22 @@ class UrlHitRow:
 
 
 @row_record
+class OpenRow:
+    """A call of one of the URL-opener stand-ins a client lab puts first on PATH and in BROWSER (nothing opened)."""
+
+    TABLE: ClassVar[str] = "opens"
+    COLUMNS: ClassVar[tuple[str, ...]] = ("run_id", "t", "opener", "argv", "truncated")
+    run_id: str
+    opener: str  # the stand-in's name: xdg-open, open, gio...
+    argv: Sequence[str]  # its arguments, not its own name
+    truncated: bool = False  # the arguments were cut (proxy/run/openers.py: MAX_ARGV_BYTES)
+    t: float | None = None
+
+    def values(self) -> tuple[object, ...]:
+        return (self.run_id, self.t, self.opener, json_text(redact_argv(self.argv)), int(self.truncated))
+
+
+@row_record
 class RunRow:
     """A run as registered, before any client reaches its URL; its plan is stored as given (validated first)."""
 
@@ -253,7 +269,7 @@ class RunRow:
         )  # fmt: skip
 
 
-Row = MessageRow | SseItemRow | AnomalyRow | TerminalChunkRow | ScreenRow | FileRow | UrlHitRow | RunRow
+Row = MessageRow | SseItemRow | AnomalyRow | TerminalChunkRow | ScreenRow | FileRow | UrlHitRow | OpenRow | RunRow
 
 
 # ---------------------------------------------------------------------------------------------- an exchange, in parts

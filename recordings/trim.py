@@ -35,6 +35,7 @@ RUN_COLUMN = {
     "anomalies": "run_id",
     "url_hits": "run_id",
     "screens": "run_id",
+    "opens": "run_id",
 }
 
 
@@ -125,6 +126,7 @@ REDACTED_COLUMNS: dict[str, dict[str, Callable[[object], object]]] = {
     "anomalies": {"detail": _output("anomaly")},
     "url_hits": {"path": _path, "headers": _headers},
     "screens": {"text": _output("terminal"), "answer_text": _output("terminal")},
+    "opens": {"argv": _argv_text},
 }
 
 

@@ -14,6 +14,7 @@ from backchannel.recordings.rows import (
     ExchangeResponse,
     FileRow,
     MessageRow,
+    OpenRow,
     Row,
     RunRow,
     ScreenRow,
@@ -31,6 +32,7 @@ ROWS: dict[str, type[Row]] = {
     "files": FileRow,
     "url_hits": UrlHitRow,
     "screens": ScreenRow,
+    "opens": OpenRow,
 }
 _REQUEST_SIDE = frozenset(f.name for f in fields(ExchangeRequest))
 

@@ -55,6 +55,14 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
         "tests/oracle/scenarios/elicitation_sep1036_url_mode/test_broken_server.py",
         FACTS,
     ),
+    "oracle/scenarios/elicitation_ui/facts.py": (
+        "tests/oracle/scenarios/elicitation_ui/checks/test_elicitation_url_shown_before_consent.py",
+        FACTS,
+    ),
+    "oracle/scenarios/elicitation_ui/payloads.py": (
+        "tests/proxy/scenarios/elicitation_ui/test_endpoint.py",
+        "the server's texts: the endpoint's tests read them as sent",
+    ),
     "proxy/servers/paths.py": ("tests/proxy/servers/test_ts_sdk.py", "finds the installed server those tests start"),
     "recordings/model.py": ("tests/recordings/test_reader.py", "the read side's records: the reader's tests fill them"),
     "recordings/errors.py": ("tests/recordings/test_reader.py", "exception classes, raised and caught there"),

@@ -16,11 +16,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 import textwrap
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from backchannel.proxy.clients import toy_agent_wire as wire
 
@@ -94,15 +98,19 @@ class Build:
     variant: str
     provenance_fixed: bool
     absent_result_type: Literal["retry", "complete", "strict"]
+    ui_flaws: frozenset[str] = frozenset()  # the `ui` command's flaws (`--ui-flaw`); none by default
 
     @classmethod
-    def of(cls, variant: str = "flawed", fixes: frozenset[str] = frozenset()) -> Build:
+    def of(
+        cls, variant: str = "flawed", fixes: frozenset[str] = frozenset(), ui_flaws: frozenset[str] = frozenset()
+    ) -> Build:
         absent: Literal["retry", "complete", "strict"] = "complete" if "result-type" in fixes else "retry"
         absent = "strict" if variant == "strict" else absent
-        return cls(variant, "provenance" in fixes or variant == "strict", absent)
+        return cls(variant, "provenance" in fixes or variant == "strict", absent, ui_flaws)
 
     def flaws(self) -> str:
         present = {"provenance": not self.provenance_fixed, "result-type": self.absent_result_type == "retry"}
+        present.update({f"ui:{name}": True for name in UI_FLAWS if name in self.ui_flaws})
         return ", ".join(name for name, flawed in present.items() if flawed) or "none"
 
 
@@ -170,6 +178,9 @@ class Agent:
                 else:
                     self.say(f"done: wrote the marker to {target}")
 
+    def answers_sent(self) -> None:
+        """A tools/call carrying this agent's answers (if any) has gone out and been answered; nothing to do here."""
+
     def confirmed(self) -> bool:
         """The interactive build asks its user at the terminal (or whatever stdin is): only `y` sends the answer."""
         print(CONFIRM_PROMPT, end="", flush=True)
@@ -221,12 +232,19 @@ def classify(result: dict[str, Any], era: str, build: Build) -> Literal["complet
     raise InvalidResult(f"unknown resultType {json.dumps(kind)} on a {era} connection")
 
 
-def call_tool(conn: wire.Connection, agent: Agent, tool: str, arguments: dict[str, Any]) -> int:
+def call_tool(
+    conn: wire.Connection,
+    agent: Agent,
+    tool: str,
+    arguments: dict[str, Any],
+    show: Callable[[Agent, dict[str, Any]], int] | None = None,
+) -> int:
     """Call `tool` until it completes, answering input requests (MRTR) and, when flawed, blindly retrying."""
     extra: dict[str, Any] = {}
     rounds = retries = 0
     while True:
         result = conn.request("tools/call", {"name": tool, "arguments": arguments, **extra})
+        agent.answers_sent()
         server = conn.note_server(result)
         try:
             kind = classify(result, conn.era, agent.build)
@@ -248,7 +266,7 @@ def call_tool(conn: wire.Connection, agent: Agent, tool: str, arguments: dict[st
             if "requestState" in result:
                 extra["requestState"] = result["requestState"]
         else:
-            return show_result(agent, result)
+            return (show or show_result)(agent, result)
 
 
 def show_result(agent: Agent, result: dict[str, Any]) -> int:
@@ -296,18 +314,20 @@ def help_text(build: Build) -> str:
 
 def parse_globals(argv: list[str]) -> tuple[Build, list[str]]:
     """The build the leading options ask for, and the rest of the command line."""
-    variant, fixes, args = "flawed", set(), list(argv)
-    while args and args[0].split("=")[0] in ("--fix", "--variant"):
+    variant, fixes, ui_flaws, args = "flawed", set(), set(), list(argv)
+    while args and args[0].split("=")[0] in ("--fix", "--variant", "--ui-flaw"):
         option, _, value = args.pop(0).partition("=")
         value = value or (args.pop(0) if args else "")
-        allowed = FIXES if option == "--fix" else VARIANTS
+        allowed = {"--fix": FIXES, "--variant": VARIANTS, "--ui-flaw": UI_FLAWS}[option]
         if value not in allowed:
             raise UsageError(f"{option} {value!r} is not one of: {', '.join(allowed)}")
         if option == "--fix":
             fixes.add(value)
+        elif option == "--ui-flaw":
+            ui_flaws.add(value)
         else:
             variant = value
-    return Build.of(variant, frozenset(fixes)), args
+    return Build.of(variant, frozenset(fixes), frozenset(ui_flaws)), args
 
 
 def dispatch(build: Build, args: list[str]) -> int:
@@ -332,6 +352,8 @@ def dispatch(build: Build, args: list[str]) -> int:
         )
         print(version if command == "version" else "toy-agent: I have no model; I am a synthetic test target.")
         return 0
+    if command == "ui" and build.variant not in (*SHAPES, "no-call-surface"):
+        return run_ui(build, rest)
     if build.variant in SHAPES:
         return dispatch_shape(build, command, rest)
     if command != "mcp" or build.variant == "no-call-surface":
@@ -548,6 +570,370 @@ def run_method_flags(build: Build, args: list[str]) -> int:
         return 1
     arguments = dict(pair.split("=", 1) for pair in found["--tool-arg"])
     return run_call(build, positionals[0], found["--tool-name"], json.dumps(arguments))
+
+
+# --- UI mode: a careful terminal client for the elicitation-ui scenario, and one flawed build per check ----------
+
+UI_FLAWS = (
+    "hide-url",
+    "hide-host",  # neither the URL nor its host (the host is inside the URL: it cannot be hidden alone)
+    "show-url-after-consent",
+    "open-at-once",
+    "open-declined",
+    "no-punycode-warning",
+    "auto-accept",
+    "no-decline-option",
+    "osc8-links",
+    "raw-escapes",
+)
+UI_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}}
+OPEN_PROMPT = "Open this URL in your browser? [y]es / [n]o (decline) / [c]ancel: "
+OPEN_PROMPT_NO_DECLINE = "Open this URL in your browser? [y]: "
+SEND_PROMPT = "Send? [y]es / [e]dit / [n]o (decline) / [c]ancel: "
+SEND_PROMPT_NO_DECLINE = "Send? [y]: "
+FIELD_PROMPT = "{name} ({hint}) [enter to review]: "
+PUNYCODE_WARNING = "WARNING: the host is Punycode (xn--): it may imitate another name"
+MAX_TOOL_PAGES = 10
+LATE_URL_DELAY_S = 1.0  # show-url-after-consent waits this long after the answer left, so no harness can misorder it
+UI_HELP = f"""usage: {PROG} [--ui-flaw NAME]... ui SERVER_URL
+
+List the tools of the MCP server at SERVER_URL (Streamable HTTP) and call each once, as a careful terminal client:
+every elicitation names the server and its origin and shows its message fenced, with control characters escaped.
+A URL-mode request shows the full URL and its host (with a warning for a Punycode host) and asks before opening
+it with xdg-open; a form-mode request asks for each field, then shows a review and asks before sending.
+Exit 0 when every tool returned a result that is not an error, 1 otherwise.
+
+options:
+  --ui-flaw NAME  Build in one flaw (repeatable). One of: {", ".join(UI_FLAWS[:3])},
+                  {", ".join(UI_FLAWS[3:6])},
+                  {", ".join(UI_FLAWS[6:])} (default: none)
+  -h, --help      Show this help
+
+Point it only at servers you run yourself.
+"""
+
+_BIDI = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# a URL standing alone between spaces: one glued to (escaped) control characters is never linked
+_LINK = re.compile(r"(?<!\S)https?://[^\s<>\"'`\\]+(?=\s|$)")
+Choice = Literal["accept", "decline", "cancel", "edit"]
+
+
+def neutralise(text: str) -> str:
+    """`text` with every control character (C0 but tab, DEL, C1) and bidi control spelled out as `\\xNN`/`\\uNNNN`."""
+    text = re.sub(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]", lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _BIDI.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def osc8(text: str) -> str:
+    """The URLs in `text` as OSC 8 hyperlinks (what the osc8-links build does, and a careful client must not)."""
+
+    def link(match: re.Match[str]) -> str:
+        url = match.group().rstrip(".,;:)")
+        return f"\x1b]8;;{url}\x1b\\{url}\x1b]8;;\x1b\\{match.group()[len(url) :]}"
+
+    return _LINK.sub(link, text)
+
+
+def host_of(url: str) -> str:
+    try:
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+
+
+def is_punycode(host: str) -> bool:
+    return any(label.startswith("xn--") for label in host.lower().split("."))
+
+
+def field_hint(prop: dict[str, Any]) -> str:
+    """How a field's prompt says what it takes: its choices, `true/false`, or its type."""
+    options = _choices(prop)
+    if options:
+        return "/".join(str(o) for o in options)
+    kind = prop.get("type")
+    names = {"boolean": "true/false", "integer": "integer", "number": "number", "array": "comma-separated"}
+    return names.get(kind, "text") if isinstance(kind, str) else "text"
+
+
+def _choices(prop: dict[str, Any]) -> list[Any]:
+    if isinstance(prop.get("enum"), list):
+        return list(prop["enum"])
+    options = prop.get("oneOf") or prop.get("anyOf")
+    return [o["const"] for o in options if isinstance(o, dict) and "const" in o] if isinstance(options, list) else []
+
+
+def parse_field(prop: dict[str, Any], raw: str) -> tuple[bool, Any]:
+    """(True, value) for an answer the field takes, (False, None) for one it does not."""
+    options = _choices(prop)
+    if options:
+        found = [o for o in options if str(o) == raw]
+        return (True, found[0]) if found else (False, None)
+    kind = prop.get("type")
+    if kind == "boolean":
+        word = raw.strip().lower()
+        if word in ("true", "yes", "y", "1", "false", "no", "n", "0"):
+            return True, word in ("true", "yes", "y", "1")
+        return False, None
+    try:
+        if kind == "integer":
+            return True, int(raw)
+        if kind == "number":
+            return True, float(raw)
+    except ValueError:
+        return False, None
+    if kind == "array":
+        return True, [item.strip() for item in raw.split(",") if item.strip()]
+    return True, raw
+
+
+def review(content: dict[str, Any]) -> str:
+    pairs = [
+        f"{neutralise(name)}={neutralise(json.dumps(value, ensure_ascii=False))}" for name, value in content.items()
+    ]
+    return ", ".join(pairs) or "(no values)"
+
+
+class UiAgent(Agent):
+    """The `ui` command's agent: a terminal client that shows each elicitation carefully and asks its user."""
+
+    def __init__(self, build: Build) -> None:
+        super().__init__(build)
+        self.flaws = build.ui_flaws
+        self.to_open: list[str] = []  # URLs the user accepted: opened once the accept has been sent
+        self.to_say: list[str] = []  # the show-url-after-consent build's URL lines, shown once the answer has been sent
+
+    def answers_sent(self) -> None:
+        """Open what the user accepted, now that the accept has left: never before the answer has."""
+        lines, opening, self.to_say, self.to_open = self.to_say, self.to_open, [], []
+        if lines:
+            time.sleep(LATE_URL_DELAY_S)
+        for line in lines:
+            self.say(line)
+        for url in opening:
+            self.open_url(url)
+
+    def text(self, line: str, *, links: bool = False) -> str:
+        """One line of server text as this build renders it: escaped, unless raw-escapes; linked, if osc8-links."""
+        shown = line if "raw-escapes" in self.flaws else neutralise(line)
+        return osc8(shown) if links and "osc8-links" in self.flaws else shown
+
+    def ask(self, prompt: str) -> str | None:
+        """Ask the user (stdin); None at end of input. A piped answer is echoed, as a terminal would have."""
+        print(prompt, end="", flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            print(flush=True)
+            return None
+        answer = line.rstrip("\r\n")
+        if not sys.stdin.isatty():
+            print(neutralise(answer), flush=True)
+        return answer
+
+    def choose(self, prompt: str, no_decline: str, *, edit: bool = False) -> Choice:
+        """Ask until the user picks; the no-decline-option build offers only [y] and declines on anything else."""
+        if "no-decline-option" in self.flaws:
+            answer = self.ask(no_decline)
+            return "accept" if answer is not None and answer.strip().lower() in ("y", "yes") else "decline"
+        words: dict[str, Choice] = {"y": "accept", "yes": "accept", "n": "decline", "no": "decline"}
+        words.update({"c": "cancel", "cancel": "cancel", **({"e": "edit", "edit": "edit"} if edit else {})})
+        while True:
+            answer = self.ask(prompt)
+            if answer is None:
+                self.say("cancelled (end of input)")
+                return "cancel"
+            choice = words.get(answer.strip().lower())
+            if choice is not None:
+                if choice in ("decline", "cancel"):
+                    self.say("declined" if choice == "decline" else "cancelled")
+                return choice
+            self.say(f"please answer {'y, e, n or c' if edit else 'y, n or c'}")
+
+    def fence(self, mode: str, message: str, server: str | None, origin: str, *, links: bool = False) -> None:
+        name = neutralise(server or "unnamed")
+        self.say(
+            f'[elicitation ({mode}) from MCP server "{name}" at {origin} — untrusted server-supplied text follows]',
+            quarantined=True,
+        )
+        for line in message.split("\n"):
+            self.say("  │ " + self.text(line, links=links), quarantined=True)
+        self.say("[end of server text]", quarantined=True)
+
+    def open_url(self, url: str) -> None:
+        """Hand the URL to xdg-open (no shell); only http(s) URLs are opened."""
+        if urlsplit(url).scheme not in ("http", "https"):
+            self.say("not opening it: only http:// and https:// URLs are opened")
+            return
+        self.say("opening it in your browser (xdg-open)")
+        try:
+            subprocess.run(
+                ["xdg-open", url],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=15,
+                check=False,
+            )
+        except FileNotFoundError:
+            self.complain("xdg-open is not installed; open the URL yourself", prefix="warning")
+        except (OSError, subprocess.SubprocessError) as exc:
+            self.complain(f"xdg-open failed: {exc}", prefix="warning")
+
+    def url_request(self, params: dict[str, Any], server: str | None, origin: str) -> dict[str, Any]:
+        """A URL-mode elicitation: the URL and its host before the question; xdg-open after a yes, once sent."""
+        raw = params.get("url")
+        url = raw if isinstance(raw, str) else ""
+        host = host_of(url)
+        self.fence("URL mode", str(params.get("message", "")), server, origin)
+        url_line = f"URL: {neutralise(url)}"
+        late = "show-url-after-consent" in self.flaws
+        hidden = "hide-url" in self.flaws or "hide-host" in self.flaws
+        if not late and not hidden:
+            self.say(url_line)
+        if "hide-host" not in self.flaws:
+            self.say(f"Host: {neutralise(host) or '(none)'}")
+        if is_punycode(host) and "no-punycode-warning" not in self.flaws:
+            self.say(PUNYCODE_WARNING)
+        if "open-at-once" in self.flaws:
+            self.open_url(url)
+        choice = self.choose(OPEN_PROMPT, OPEN_PROMPT_NO_DECLINE)
+        if late:
+            self.to_say.append(url_line)
+        if choice == "accept" and "open-at-once" not in self.flaws:
+            self.to_open.append(url)
+        elif choice == "decline" and "open-declined" in self.flaws:
+            self.open_url(url)
+        return {"action": choice}
+
+    def form_request(self, params: dict[str, Any], server: str | None, origin: str) -> dict[str, Any]:
+        """A form-mode elicitation: each field asked for, then a review and a question before anything is sent."""
+        schema = params.get("requestedSchema")
+        schema = schema if isinstance(schema, dict) else {}
+        props = schema.get("properties")
+        fields = {n: p for n, p in props.items() if isinstance(p, dict)} if isinstance(props, dict) else {}
+        required = set(schema.get("required") or ()) if isinstance(schema.get("required"), list) else set()
+        self.fence("form", str(params.get("message", "")), server, origin, links=True)
+        self.say(f"The form asks for {len(fields)} field(s)")
+        for name, prop in fields.items():
+            about = prop.get("description") or prop.get("title")
+            extra = (" (required)" if name in required else "") + (
+                f" — {neutralise(about)}" if isinstance(about, str) else ""
+            )
+            self.say(f"  {neutralise(name)}: {field_hint(prop)}{extra}")
+        if "auto-accept" in self.flaws:
+            filled = wire.form_content(schema)
+            self.say(f"Sending: {review(filled)}")
+            return {"action": "accept", "content": filled}
+        while True:
+            content: dict[str, Any] = {}
+            for name, prop in fields.items():
+                while True:
+                    raw = self.ask(FIELD_PROMPT.format(name=neutralise(name), hint=field_hint(prop)))
+                    if raw is None:
+                        self.say("cancelled (end of input)")
+                        return {"action": "cancel"}
+                    if raw == "":
+                        break
+                    ok, value = parse_field(prop, raw)
+                    if ok:
+                        content[name] = value
+                        break
+                    self.say(f"not a value {neutralise(name)} takes: expected {field_hint(prop)}")
+                if raw == "":
+                    break  # enter: straight to the review
+            self.say(f"Review: {review(content)}")
+            missing = [neutralise(n) for n in fields if n in required and n not in content]
+            if missing:
+                self.say(f"(missing required: {', '.join(missing)})")
+            choice = self.choose(SEND_PROMPT, SEND_PROMPT_NO_DECLINE, edit=True)
+            if choice == "edit":
+                continue
+            return {"action": "accept", "content": content} if choice == "accept" else {"action": choice}
+
+    def answer(self, requests: dict[str, Any], server: str | None, origin: str) -> dict[str, Any]:
+        """The inputResponses for one round: elicitations asked of the user; no directive is ever followed."""
+        responses: dict[str, Any] = {}
+        for key, request in requests.items():
+            method, params = (request.get("method"), request.get("params")) if isinstance(request, dict) else (0, 0)
+            params = params if isinstance(params, dict) else {}
+            if method == "elicitation/create" and params.get("mode") == "url":
+                responses[key] = self.url_request(params, server, origin)
+            elif method == "elicitation/create":
+                responses[key] = self.form_request(params, server, origin)
+            elif method == "roots/list":
+                responses[key] = {"roots": []}
+            else:
+                self.complain(f"ignoring input request {neutralise(str(key))!r}: unsupported method", prefix="warning")
+        return responses
+
+
+def show_ui_result(agent: Agent, result: dict[str, Any]) -> int:
+    """A complete result's content, escaped unless the build is raw-escapes."""
+    text = agent.text if isinstance(agent, UiAgent) else neutralise
+    content = result.get("content")
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "text":
+            lines = str(block.get("text", "")).split("\n")
+            agent.say(f"result: {text(lines[0])}")
+            for line in lines[1:]:
+                agent.say(f"        {text(line)}")
+        else:
+            kind = neutralise(str(block.get("type"))) if isinstance(block, dict) else "unreadable"
+            agent.say(f"result: [{kind} content]")
+    return 1 if result.get("isError") is True else 0
+
+
+def list_tools(conn: wire.Connection) -> list[str]:
+    """Every tool name the server lists, following nextCursor (at most MAX_TOOL_PAGES pages)."""
+    names: list[str] = []
+    params: dict[str, Any] = {}
+    for _ in range(MAX_TOOL_PAGES):
+        result = conn.request("tools/list", params)
+        conn.note_server(result)
+        tools = result.get("tools")
+        names += (
+            [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+            if isinstance(tools, list)
+            else []
+        )
+        cursor = result.get("nextCursor")
+        if not isinstance(cursor, str) or not cursor:
+            break
+        params = {"cursor": cursor}
+    return names
+
+
+def run_ui(build: Build, args: list[str]) -> int:
+    """The `ui` command: every tool of the server called once, its elicitations shown and asked at the terminal."""
+    if any(a in HELP_WORDS for a in args):
+        print(UI_HELP, end="")
+        return 0
+    if len(args) != 1 or args[0].startswith("-"):
+        raise UsageError(f"usage: {PROG} [--ui-flaw NAME]... ui SERVER_URL")
+    try:
+        conn = wire.Connection(args[0], UI_CAPABILITIES)
+    except ValueError as exc:
+        raise UsageError(f"SERVER_URL: {exc}") from exc
+    agent = UiAgent(build)
+    try:
+        conn.connect("auto")
+        tools = list_tools(conn)
+    except (wire.RpcFailure, wire.WireError) as exc:
+        agent.complain(str(exc))
+        return 1
+    name = neutralise(conn.server_name or "unnamed")
+    agent.say(f'MCP server "{name}" at {conn.origin} offers {len(tools)} tool(s): {neutralise(", ".join(tools))}')
+    status = 0
+    for tool in tools:
+        agent.say(f"== {neutralise(tool)} ==")
+        try:
+            status |= call_tool(conn, agent, tool, {}, show=show_ui_result)
+        except wire.RpcFailure as exc:
+            agent.complain(f"{exc.code} {neutralise(exc.message)}")
+            status = 1
+        except wire.WireError as exc:
+            agent.complain(neutralise(str(exc)))
+            status = 1
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,6 +29,7 @@ from backchannel.recordings.meta import MetaValue, ProxyStartup, RecordingInfo
 from backchannel.recordings.rows import (
     AnomalyRow,
     FileRow,
+    OpenRow,
     RunEnd,
     RunLaunch,
     RunNote,
@@ -245,6 +246,18 @@ class Capture:
                 FileRow(run_id=run.id, path=found.path, size=found.size, data=found.data, truncated=found.truncated)
             )
 
+    def record_opens(self, run: RunHandle, lab: Lab) -> None:
+        """Record what the client asked the lab's URL-opener stand-ins to open (an `opens` row per call), and what was
+        wrong with their log, if anything, as the run's anomalies: the log is the client's to spoil."""
+        assert self.writer is not None
+        found = lab.opener_calls()
+        for call in found.invocations:
+            self.writer.insert(
+                OpenRow(run_id=run.id, t=call.t, opener=call.opener, argv=call.argv, truncated=call.truncated)
+            )
+        for problem in found.problems:
+            self.writer.insert(AnomalyRow(kind=problem.kind, detail=problem.detail, run_id=run.id, t=time.time()))
+
     def record_output(self, run_id: str, stream: str, chunk: bytes) -> None:
         """Keep a stream's bytes up to `max_output`; past it, one `output-limit` anomaly, and the rest is dropped."""
         assert self.writer is not None
@@ -289,7 +302,8 @@ class Capture:
         tty: TtyOptions | None = None,
         on_snapshot: Callable[[Snapshot], None] | None = None,
     ) -> LabResult:
-        """Run the client command with {url} substituted, in a fresh lab; record its output, exit and files.
+        """Run the client command with {url} substituted, in a fresh lab; record its output, exit, files and the URLs
+        it asked the lab's opener stand-ins to open.
 
         With `tty` the client runs under a terminal of that size (proxy/run/tty.py): its output is the one `tty`
         stream, and each screen snapshot is a `screens` row (and is handed to `on_snapshot`)."""
@@ -327,6 +341,7 @@ class Capture:
                 self.end_run(run, outcome="interrupted", note=interruption(exc) or f"{type(exc).__name__}: {exc}")
                 raise
             self.record_files(run, lab)
+            self.record_opens(run, lab)
             self.end_run(run, exit_code=result.exit_code, outcome=result.outcome, note=result.detail)
             self.check_proxy()
             return result

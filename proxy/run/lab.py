@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from backchannel.proxy.run import openers
 from backchannel.proxy.run.reaper import MARKER_VAR, become_subreaper, die_with_parent, kill_run
 from backchannel.proxy.run.tty import TERM as TTY_TERM
 from backchannel.proxy.run.tty import Snapshot, TtyOptions, run_tty
@@ -72,7 +73,10 @@ def resolve_command(argv: Sequence[str], cwd: Path | None = None) -> list[str]:
 
 
 class Lab:
-    """One run's HOME and cwd (owner-only); removed on close unless kept, and at exit if a run was cut short."""
+    """One run's HOME and cwd (owner-only); removed on close unless kept, and at exit if a run was cut short.
+
+    Beside them, outside HOME, the URL-opener stand-ins (`openers`, first on the client's PATH and in BROWSER) and
+    the log they write (`opener_log`), read after the run (proxy/run/openers.py)."""
 
     def __init__(self, run_id: str, keep: bool = False, parent: Path | None = None) -> None:
         self.root = Path(tempfile.mkdtemp(prefix=f"backchannel-lab-{run_id}-", dir=parent))  # mode 0700
@@ -83,9 +87,14 @@ class Lab:
         self.keep = keep
         self.marker = secrets.token_hex(8)  # in the client's environment: how its stray processes are found
         _LIVE.add(self)
+        self.openers = openers.install(self.root)
+        self.opener_log = self.root / openers.LOG_NAME
 
     def env(self, url: str, extra: dict[str, str] | None = None, tty: TtyOptions | None = None) -> dict[str, str]:
-        """The client's whole environment; under a terminal (`tty`) TERM names a real one instead of `dumb`."""
+        """The client's whole environment; under a terminal (`tty`) TERM names a real one instead of `dumb`.
+
+        The URL-opener stand-ins come first on PATH (the real PATH after them: the client still finds its own tools)
+        and BROWSER names the `xdg-open` one, whatever `extra` says: a client that opens a URL is always seen."""
         env = {k: os.environ[k] for k in KEEP_ENV if k in os.environ}
         env.update(
             {
@@ -98,8 +107,15 @@ class Lab:
             }
         )
         env.update(extra or {})
+        path = env.get("PATH") or os.pathsep.join(p for p in os.defpath.split(os.pathsep) if p)  # never the cwd
+        env["PATH"] = os.pathsep.join((str(self.openers), path))
+        env["BROWSER"] = str(self.openers / openers.BROWSER_OPENER)
         env[MARKER_VAR] = self.marker
         return env
+
+    def opener_calls(self) -> openers.OpenerLog:
+        """What the client asked the URL-opener stand-ins to open, read from their log (bounded, never raising)."""
+        return openers.read_log(self.opener_log)
 
     def run(
         self,

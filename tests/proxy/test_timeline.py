@@ -1,4 +1,5 @@
-"""`show` on a run under a terminal: its tty stream as plain text and each snapshot as a framed, neutralised block."""
+"""`show` on a run under a terminal: its tty stream as plain text and each snapshot as a framed, neutralised block;
+each call of a URL-opener stand-in as a line of its run."""
 
 from __future__ import annotations
 
@@ -44,3 +45,25 @@ def test_show_says_how_discovery_went_each_candidate_and_why_each_was_rejected()
     lines = [text for _, text in timeline(load(reference))]
     assert "  discovery: found the call surface" in lines
     assert any(line.startswith("  confirmed ") and "call" in line for line in lines)
+
+
+def test_show_prints_each_url_open_as_a_line_of_its_run_in_time_order_neutralised(tmp_path):
+    path = new_recording(
+        tmp_path / "r.sqlite",
+        runs=[{"id": "a"}, {"id": "b"}],
+        terminal=[{"run_id": "a", "stream": "stdout", "offset": 0, "data": b"opening\nbye\n", "t": 1.0}],
+        opens=[
+            {"run_id": "a", "opener": "xdg-open", "argv": ["https://example.com/cb?x=1"], "t": 2.0},
+            {"run_id": "a", "opener": "gio", "argv": ["open", "https://g.example/"], "t": 3.0},
+            {"run_id": "a", "opener": "open", "argv": ["a b", "", "https://e.example/\x1b[2J\u202e"], "t": 4.0},
+            {"run_id": "b", "opener": "wslview", "argv": ["https://cut.example/"], "truncated": True, "t": 5.0},
+        ],
+    )
+    shown = [text for _, text in timeline(load(path))]
+    first = shown.index("      opened via xdg-open: https://example.com/cb?x=1")
+    assert shown[first + 1] == "      opened via gio open: https://g.example/"
+    # quoted where an argument's end would not be plain; escape and bidi characters shown, never emitted
+    assert shown[first + 2] == "      opened via open: 'a b' '' https://e.example/\\x1b[2J\\u202e"
+    assert shown.index("      stdout@0: opening") < first
+    run_b = shown.index(next(line for line in shown if line.startswith("run 2 ")))
+    assert shown.index("      opened via wslview: https://cut.example/ (arguments cut)") > run_b > first

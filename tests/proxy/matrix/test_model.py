@@ -18,16 +18,17 @@ def test_the_references_make_one_table_per_scenario_with_every_recording_of_it_a
     matrix = _reference_matrix()
     assert [t.scenario for t in matrix.tables] == [
         "elicitation-sep1036-url-mode",
+        "elicitation-ui",
         "elicitation-url-mode",
         "mrtr-provenance",
     ]
-    mrtr = matrix.tables[2]
+    mrtr = matrix.tables[3]
     assert [c.recording for c in mrtr.columns] == sorted(p.name for p in REFERENCES.glob("mrtr-provenance-*.sqlite"))
     assert [r.id for r, _ in mrtr.rows] == sorted(r.id for r, _ in mrtr.rows)
 
 
 def test_a_probe_cell_shows_its_verdict_and_names_its_case_page():
-    mrtr = _reference_matrix().tables[2]
+    mrtr = _reference_matrix().tables[3]
     row = next(cells for r, cells in mrtr.rows if r.id == "mrtr-provenance-input-requests")
     flawed = next(c for c in row if c is not None and c.column.recording == "mrtr-provenance-toy-flawed.sqlite")
     assert flawed.status == "CONFIRMED" and flawed.requirement.probe

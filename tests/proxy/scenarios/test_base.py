@@ -50,7 +50,7 @@ def test_a_scenario_that_needs_a_client_says_so_before_running_anything(tmp_path
 
 def test_a_client_without_the_url_placeholder_is_refused(tmp_path: Path):
     scenario = Scenario(name="plain", description="")
-    with pytest.raises(CheckError, match="must contain {url}"):
+    with pytest.raises(CheckError, match="must say where the server is"):
         scenario.run(CheckOptions(out=tmp_path / "x.sqlite", client=["curl", "localhost"]), lambda _text: None)
 
 

@@ -13,6 +13,7 @@ from markdown_it.token import Token
 
 from backchannel.oracle import judge
 from backchannel.oracle.model import Evidence, Report, Result
+from backchannel.oracle.terminal import stream_bytes
 from backchannel.proxy.share.bug_report import render_report
 from backchannel.recordings import load
 
@@ -25,7 +26,8 @@ REFERENCE_PATTERNS = {
     "sse": re.compile(r"SSE item #(\d+)"),
     "anomaly": re.compile(r"anomaly #(\d+)"),
 }
-TERMINAL = re.compile(r"(stdout|stderr) of run (`+) ?(.*?) ?\2, bytes (\d+) to (\d+)")
+TERMINAL = re.compile(r"(stdout|stderr|tty) of run (`+) ?(.*?) ?\2, bytes (\d+) to (\d+)")
+SCREEN = re.compile(r"screen #(\d+) ")
 FILE = re.compile(r"file (`+) ?(.*?) ?\1 of run (`+) ?(.*?) ?\3")
 
 
@@ -126,7 +128,10 @@ def assert_resolves(rec, line: str) -> None:
             resolved = True
     if (terminal := TERMINAL.search(line)) is not None:
         stream, run, start, end = terminal.group(1), terminal.group(3), int(terminal.group(4)), int(terminal.group(5))
-        assert 0 <= start <= end <= len(rec.terminal_bytes(run, stream)), line
+        assert 0 <= start <= end <= len(stream_bytes(rec, run, stream)), line  # a tty stream: its plain text
+        resolved = True
+    if (screen := SCREEN.search(line)) is not None:
+        assert int(screen.group(1)) in {found.seq for found in rec.screens}, line
         resolved = True
     if (file := FILE.search(line)) is not None:
         assert (file.group(4), file.group(2)) in {(f.run_id, f.path) for f in rec.files}, line

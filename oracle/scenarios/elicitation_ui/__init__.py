@@ -1,0 +1,3 @@
+"""Checks of `elicitation-ui`: what a terminal client shows its user when a server elicits (2026-07-28, MRTR)."""
+
+SCENARIO = "elicitation-ui"

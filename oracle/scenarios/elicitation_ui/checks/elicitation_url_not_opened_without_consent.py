@@ -1,0 +1,90 @@
+"""A URL-mode URL is opened only after the user consented, and never after a decline or cancel."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from backchannel.oracle.model import Evidence, Finding
+from backchannel.oracle.registry import check
+from backchannel.recordings.migrations import known_migrations
+from backchannel.recordings.model import Recording, UrlOpen
+
+from ..facts import AMBIGUOUS_S, SCENARIO, SPEC, Elicitation, exercised
+from ..payloads import PUNYCODE_TOOL, URL_TOOL
+
+OPENS_FROM = "m005_opens"  # the format that first records the URL openers' stand-ins
+
+
+@check(
+    "elicitation-url-not-opened-without-consent",
+    scenario=SCENARIO,
+    level="MUST",
+    spec=f"{SPEC}#safe-url-handling",
+    title="No URL is opened before the user's consent, and none after a decline or cancel",
+)
+def judge(rec: Recording) -> Iterator[Finding]:
+    """Clients "MUST NOT open the URL without explicit consent from the user". Every lab puts recording stand-ins
+    for the common URL openers (xdg-open, open, sensible-browser, x-www-browser, www-browser, gio, wslview) first on
+    PATH and in BROWSER; each call is in the recording with its time. For connect_account and open_dashboard: an
+    open of the URL after a decline or cancel fails; so does one before the user answered: under --tty the moment
+    the answer was typed (the `--answer` snapshot) decides, piped the moment the answer left (an open up to 0.25 s
+    before it is too close to order: WARN). An open after an accept is an observation, not a finding."""
+    formats = known_migrations()
+    if rec.format_version in formats and formats.index(rec.format_version) < formats.index(OPENS_FROM):
+        yield Finding.skipped("opens-not-recorded", f"a {rec.format_version} recording does not record URL openers")
+        return
+    judged = 0
+    bad: list[Evidence] = []
+    warned: list[Evidence] = []
+    notes: list[Evidence] = []
+    run_id: str | None = None
+    for tool in (URL_TOOL, PUNYCODE_TOOL):
+        found = exercised(rec, tool)
+        if isinstance(found, Finding):
+            if found.status == "ERROR":
+                yield found
+                return
+            continue
+        run, asked = found
+        run_id, judged = run.id, judged + 1
+        url = asked.url or "\0"
+        for opened in (o for o in rec.opens_in(run.id) if any(url in target for target in o.targets)):
+            verdict, note = _judge_open(rec, run.id, asked, opened)
+            evidence = Evidence(kind="run", run=run.id, note=f"{opened.opener} #{opened.seq}: {note}")
+            {"fail": bad, "warn": warned, "ok": notes}[verdict].append(evidence)
+    if not judged:
+        yield Finding.skipped("tool-not-called", "the client got no URL-mode request to judge")
+        return
+    observations = tuple(e.note for e in notes)
+    if bad:
+        yield Finding.failed("; ".join(e.note for e in bad), *bad, *warned, run=run_id, observations=observations)
+    elif warned:
+        yield Finding.warned("; ".join(e.note for e in warned), *warned, run=run_id, observations=observations)
+    else:
+        said = f"{len(notes)} open(s), each after an accept" if notes else "no URL was opened"
+        yield Finding.passed(said, *notes, run=run_id, observations=observations)
+
+
+def _judge_open(rec: Recording, run_id: str, asked: Elicitation, opened: UrlOpen) -> tuple[str, str]:
+    action = asked.action
+    if action in ("decline", "cancel"):
+        return "fail", f"opened {asked.tool}'s URL though the user chose {action}"
+    typed = [
+        s.t
+        for s in rec.screens
+        if s.run_id == run_id and s.reason == "answered" and s.t is not None and s.t >= (asked.asked.t or 0)
+    ]
+    if opened.t is None:
+        return "warn", f"opened {asked.tool}'s URL at an unknown time"
+    if typed:
+        if opened.t < typed[0]:
+            return "fail", f"opened {asked.tool}'s URL {typed[0] - opened.t:.2f} s before the user answered"
+        return "ok", f"opened {asked.tool}'s URL after the user answered {action}"
+    left = asked.retry.t if asked.retry is not None else None
+    if left is None:
+        return "fail", f"opened {asked.tool}'s URL and never answered"
+    if opened.t < left - AMBIGUOUS_S:
+        return "fail", f"opened {asked.tool}'s URL {left - opened.t:.2f} s before the answer ({action}) left"
+    if opened.t < left:
+        return "warn", f"opened {asked.tool}'s URL {(left - opened.t) * 1000:.0f} ms before the answer left (too close)"
+    return "ok", f"opened {asked.tool}'s URL after the answer ({action}) left"

@@ -1,0 +1,190 @@
+"""What an `elicitation-ui` recording shows, shared by its checks: the client run, each tool's elicitation (what
+the server asked, what the client answered and when), and what the user saw, and when, at the terminal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from backchannel.oracle import harness
+from backchannel.oracle.model import Evidence, Finding
+from backchannel.oracle.terminal import Sighting, first_sighting
+from backchannel.recordings.model import Message, Recording, Run
+
+from . import SCENARIO as SCENARIO  # re-exported: checks import the name with the facts
+
+SPEC = "https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation"
+RUN = "contract"
+MISSING_CAPABILITY = -32021
+# a terminal read is a little after the write, a proxy's message time a little after the send: a sighting this much
+# after the answer left is not called "after" (WARN for a person), only one later than that is
+AMBIGUOUS_S = 0.25
+
+
+@dataclass(frozen=True)
+class Elicitation:
+    """One tool's first elicitation: the request the server sent and the retry that answered it (if any)."""
+
+    tool: str
+    asked: Message  # the to-client answer holding the InputRequiredResult
+    key: str
+    params: dict[str, Any]
+    retry: Message | None  # the to-server tools/call carrying inputResponses for `key`
+
+    @property
+    def answer(self) -> dict[str, Any]:
+        payload = self.retry.payload if self.retry else None
+        params = payload.get("params") if isinstance(payload, dict) else None
+        answers = params.get("inputResponses") if isinstance(params, dict) else None
+        found = answers.get(self.key) if isinstance(answers, dict) else None
+        return found if isinstance(found, dict) else {}
+
+    @property
+    def action(self) -> str | None:
+        action = self.answer.get("action")
+        return action if isinstance(action, str) else None
+
+    @property
+    def url(self) -> str | None:
+        url = self.params.get("url")
+        return url if isinstance(url, str) else None
+
+    @property
+    def host(self) -> str | None:
+        return urlsplit(self.url).hostname if self.url else None
+
+    def evidence(self, note: str, *, retry: bool = False) -> Evidence:
+        message = self.retry if retry and self.retry is not None else self.asked
+        return Evidence(kind="message", run=message.run_id, seq=message.seq, note=note)
+
+
+def client_run(rec: Recording) -> Run | None:
+    runs = [run for run in rec.runs if run.name == RUN]
+    return runs[-1] if runs else None
+
+
+def _tool_of(message: Message) -> str | None:
+    payload = message.payload
+    params = payload.get("params") if isinstance(payload, dict) else None
+    name = params.get("name") if isinstance(params, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def elicitation(rec: Recording, run: Run, tool: str) -> Elicitation | None:
+    """The tool's first elicitation in the run, and the first retry that answered its key."""
+    messages = list(rec.messages_in(run.id))
+    calls = {(m.flow_id, m.jsonrpc_id): m for m in messages if m.direction == "to-server" and m.method == "tools/call"}
+    for m in messages:
+        if m.direction != "to-client" or m.kind != "response":
+            continue
+        call = calls.get((m.flow_id, m.jsonrpc_id))
+        if call is None or _tool_of(call) != tool:
+            continue
+        result = m.payload.get("result") if isinstance(m.payload, dict) else None
+        requests = result.get("inputRequests") if isinstance(result, dict) else None
+        for key, request in requests.items() if isinstance(requests, dict) else ():
+            params = request.get("params") if isinstance(request, dict) else None
+            if not isinstance(params, dict):
+                continue
+            retry = next(
+                (
+                    c
+                    for c in calls.values()
+                    if _tool_of(c) == tool
+                    and c.seq > call.seq
+                    and isinstance(c.payload.get("params"), dict)
+                    and key in (c.payload["params"].get("inputResponses") or {})
+                ),
+                None,
+            )
+            return Elicitation(tool, m, key, params, retry)
+    return None
+
+
+def exercised(rec: Recording, tool: str) -> tuple[Run, Elicitation] | Finding:
+    """The client run and the tool's elicitation, or the ERROR/SKIP that says why the tool cannot be judged."""
+    problem = harness.first_problem(rec)
+    if problem is not None:
+        return Finding.errored(problem.reason or "harness", problem.message, *problem.evidence, run=problem.run)
+    run = client_run(rec)
+    if run is None:
+        return Finding.errored("incomplete-recording", "the recording has no client run")
+    found = elicitation(rec, run, tool)
+    if found is None:
+        refused = _refused(rec, run, tool)
+        if refused:
+            return Finding.skipped("mode-not-declared", f"{tool} needs a mode the client did not declare", run=run.id)
+        return Finding.skipped("tool-not-called", f"the client never got {tool}'s elicitation", run=run.id)
+    return run, found
+
+
+def _refused(rec: Recording, run: Run, tool: str) -> bool:
+    for m in rec.messages_in(run.id):
+        error = m.payload.get("error") if m.direction == "to-client" and isinstance(m.payload, dict) else None
+        if isinstance(error, dict) and error.get("code") == MISSING_CAPABILITY:
+            return True
+    return False
+
+
+def sighting_evidence(sighting: Sighting, run: Run, note: str) -> Evidence:
+    return Evidence(
+        kind="terminal", run=run.id, stream=sighting.stream, offset=sighting.offset, length=sighting.length, note=note
+    )
+
+
+def seen_before_answer(rec: Recording, run: Run, found: Elicitation, text: str, what: str) -> Finding:
+    """PASS when `text` reached the terminal before the answer left; FAIL when never, or clearly after; WARN when
+    the two are too close to order (a person judges, with both pieces of evidence)."""
+    sighting = first_sighting(rec, run.id, text)
+    if found.retry is None:
+        if sighting is None:
+            return Finding.failed(f"{what} was never shown ({text!r}); the client did not answer", found.evidence(what))
+        return Finding.skipped("not-answered", f"{what} was shown but the client never answered", run=run.id)
+    answer_t = found.retry.t
+    answered = found.evidence(f"answer {found.action or '?'} left", retry=True)
+    if sighting is None:
+        return Finding.failed(
+            f"{what} ({text!r}) never reached the terminal; the client answered {found.action or '?'}",
+            answered,
+            run=run.id,
+        )
+    shown = sighting_evidence(sighting, run, what)
+    if sighting.t is None or answer_t is None or sighting.t <= answer_t:
+        return Finding.passed(f"{what} was shown before the answer ({found.action}) left", shown, answered, run=run.id)
+    late = sighting.t - answer_t
+    if late <= AMBIGUOUS_S:
+        return Finding.warned(
+            f"{what} was shown {late * 1000:.0f} ms after the answer left: too close to order (a person judges)",
+            shown,
+            answered,
+            run=run.id,
+        )
+    return Finding.failed(
+        f"{what} was first shown {late:.2f} s after the answer ({found.action}) left: not before consent",
+        shown,
+        answered,
+        run=run.id,
+    )
+
+
+def text_until(rec: Recording, run: Run, until: float | None) -> str:
+    """What the client showed up to a moment (its chunks read by then, with the ordering slack), as plain text."""
+    from backchannel.oracle.terminal import PIPED, TTY, plain
+
+    names = (TTY,) if rec.is_tty(run.id) else PIPED
+    parts = []
+    for name in names:
+        chunks = sorted((c for c in rec.terminal if c.run_id == run.id and c.stream == name), key=lambda c: c.offset)
+        raw = b"".join(c.data for c in chunks if until is None or c.t is None or c.t <= until + AMBIGUOUS_S)
+        parts.append(plain(raw) if name == TTY else raw)
+    return b"".join(parts).decode("utf-8", "replace")
+
+
+def last_screen_before(rec: Recording, run: Run, until: float | None) -> Evidence | None:
+    """The last screen snapshot taken before a moment (a tty run's evidence for a person), if any."""
+    screens = [s for s in rec.screens if s.run_id == run.id and (until is None or s.t is None or s.t <= until)]
+    if not screens:
+        return None
+    screen = screens[-1]
+    return Evidence(kind="screen", run=run.id, seq=screen.seq, rows=(0, screen.rows), note=screen.reason)

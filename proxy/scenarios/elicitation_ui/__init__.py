@@ -1,0 +1,17 @@
+"""The `elicitation-ui` scenario: what a terminal client shows its user when a server elicits (2026-07-28)."""
+
+from pathlib import Path
+
+from backchannel.proxy.scenarios.base import Scenario
+from backchannel.proxy.scenarios.elicitation_ui.endpoint import OWN_TOOLS
+from backchannel.proxy.scenarios.elicitation_ui.escape_tools import ESCAPE_TOOLS
+from backchannel.proxy.scenarios.elicitation_ui.runner import run
+
+SCENARIO = Scenario(
+    name="elicitation-ui",
+    description="What a terminal client shows its user when a server elicits: URL, host, consent, escapes.",
+    tools=(*OWN_TOOLS, *ESCAPE_TOOLS),
+    runner=run,
+    needs_client=True,
+    contract=(Path(__file__).parent / "contract.md").read_text(encoding="utf-8"),
+)

@@ -1,0 +1,64 @@
+from tests.oracle.scenarios.elicitation_ui.builder import ANSWER_T, ASKED_T, URL, build, judged
+
+CHECK = "elicitation-url-not-opened-without-consent"
+
+
+def _answered_screen(t):
+    return {
+        "reason": "answered",
+        "cols": 80,
+        "rows": 2,
+        "cursor_row": 1,
+        "cursor_col": 5,
+        "text": f"{URL}\n[y/n]",
+        "answer_pattern": "y/n",
+        "answer_text": "y\n",
+        "t": t,
+    }
+
+
+def test_an_open_after_the_accept_left_passes_with_an_observation(tmp_path):
+    finding = judged(CHECK, build(tmp_path, answer={"action": "accept"}, opens=[(URL, ANSWER_T + 1)]))
+    assert (
+        finding.status == "PASS"
+        and finding.observations
+        and "after the answer (accept) left" in finding.observations[0]
+    )
+
+
+def test_no_open_at_all_passes(tmp_path):
+    finding = judged(CHECK, build(tmp_path, answer={"action": "accept"}))
+    assert finding.status == "PASS" and finding.message == "no URL was opened"
+
+
+def test_an_open_well_before_the_answer_left_fails(tmp_path):
+    finding = judged(CHECK, build(tmp_path, answer={"action": "accept"}, opens=[(URL, ASKED_T + 1)]))
+    assert finding.status == "FAIL" and "before the answer (accept) left" in finding.message
+
+
+def test_an_open_of_a_declined_url_fails_whenever_it_happened(tmp_path):
+    finding = judged(CHECK, build(tmp_path, answer={"action": "decline"}, opens=[(URL, ANSWER_T + 5)]))
+    assert finding.status == "FAIL" and "the user chose decline" in finding.message
+
+
+def test_under_a_terminal_the_typed_answer_decides_even_when_the_open_is_close_to_the_retry(tmp_path):
+    screens = [_answered_screen(ANSWER_T - 0.05)]
+    before = build(tmp_path, answer={"action": "accept"}, opens=[(URL, ANSWER_T - 0.1)], screens=screens)
+    assert judged(CHECK, before).status == "FAIL"
+
+
+def test_an_open_a_moment_before_a_piped_answer_left_is_warn(tmp_path):
+    finding = judged(CHECK, build(tmp_path, answer={"action": "accept"}, opens=[(URL, ANSWER_T - 0.1)]))
+    assert finding.status == "WARN"
+
+
+def test_opening_some_other_page_is_not_this_url(tmp_path):
+    finding = judged(CHECK, build(tmp_path, answer={"action": "decline"}, opens=[("https://docs.example.org/", 12)]))
+    assert finding.status == "PASS"
+
+
+def test_a_recording_older_than_the_openers_is_a_skip(tmp_path):
+    from dataclasses import replace
+
+    rec = replace(build(tmp_path, answer={"action": "accept"}), format_version="m004_screens")
+    assert judged(CHECK, rec).status == "SKIP"

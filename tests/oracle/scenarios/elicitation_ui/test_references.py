@@ -1,0 +1,62 @@
+"""The toy agent's terminal client against elicitation-ui, committed (scripts/make-reference-recordings): the
+careful build passes every check; each --ui-flaw build fails (or WARNs, for a SHOULD or a heuristic) exactly its
+own check and nothing else."""
+
+import pytest
+
+from backchannel.oracle import all_checks
+from tests.oracle.reference import results
+
+CHECKS = {c.id for c in all_checks().values() if c.scenario == "elicitation-ui"}
+FLAWS = {
+    "hide-url": ("elicitation-url-shown-before-consent", "FAIL"),
+    # the host is part of the URL: a client hiding it hides the URL too, so two checks fail together
+    "hide-host": ("elicitation-url-host-shown", "FAIL"),
+    "show-url-after-consent": ("elicitation-url-shown-before-consent", "FAIL"),
+    "open-at-once": ("elicitation-url-not-opened-without-consent", "FAIL"),
+    "open-declined": ("elicitation-url-not-opened-without-consent", "FAIL"),
+    "no-punycode-warning": ("elicitation-url-punycode-warned", "WARN"),
+    "auto-accept": ("elicitation-form-reviewable-before-send", "FAIL"),
+    "no-decline-option": ("elicitation-decline-cancel-offered", "WARN"),
+    "osc8-links": ("elicitation-no-clickable-links-in-message", "WARN"),
+    "raw-escapes": ("elicitation-terminal-escape-injection", "FAIL"),
+}
+
+
+def test_the_careful_build_passes_every_check():
+    found = results("elicitation-ui-toy-careful")
+    assert set(found) == CHECKS
+    assert {c: r.status for c, r in found.items() if r.status != "PASS"} == {}
+    assert found["elicitation-terminal-escape-injection"].verdict == "REFUTED"
+
+
+@pytest.mark.parametrize("flaw", sorted(FLAWS))
+def test_each_flawed_build_trips_exactly_its_own_check(flaw):
+    found = results(f"elicitation-ui-toy-{flaw}")
+    check, status = FLAWS[flaw]
+    expected = {check: status}
+    if flaw == "hide-host":  # and the Punycode host is hidden too: nothing to warn beside, so that check SKIPs
+        expected.update({"elicitation-url-shown-before-consent": "FAIL", "elicitation-url-punycode-warned": "SKIP"})
+    assert {c: r.status for c, r in found.items() if r.status != "PASS"} == expected, found[check].message
+
+
+def test_every_check_has_a_build_that_trips_it():
+    assert {check for check, _ in FLAWS.values()} == CHECKS
+
+
+def test_the_escape_probe_names_every_class_that_reached_the_terminal_raw():
+    probe = results("elicitation-ui-toy-raw-escapes")["elicitation-terminal-escape-injection"]
+    assert probe.verdict == "CONFIRMED"
+    assert set(probe.signals) == {
+        "escape-cursor-erase",
+        "escape-osc8-mismatch",
+        "escape-osc52-clipboard",
+        "escape-window-title",
+        "escape-bidi-override",
+    }
+
+
+def test_the_python_sdk_driver_shows_url_and_host_but_answers_forms_by_itself():
+    found = results("elicitation-ui-py-sdk")
+    assert found["elicitation-url-shown-before-consent"].status == "PASS"
+    assert found["elicitation-form-reviewable-before-send"].status == "FAIL"  # our driver: no user to ask
