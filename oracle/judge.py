@@ -22,10 +22,13 @@ def scenarios_of(rec: Recording) -> tuple[str, ...]:
     return tuple(sorted({run.scenario for run in rec.runs if run.scenario}))
 
 
-def _result(check: Check, finding: Finding) -> Result:
+def _result(check: Check, finding: Finding, wanted: tuple[str, ...] = ()) -> Result:
+    # a check that also judges another scenario's recordings reports under the scenario it judged
+    judged = [s for s in check.also if s in wanted and check.scenario not in wanted]
+    scenario = judged[0] if judged else check.scenario
     return Result(
         id=check.id,
-        scenario=check.scenario,
+        scenario=scenario,
         level=check.level,
         spec=check.spec,
         title=check.title,
@@ -72,12 +75,16 @@ def _harness_results(rec: Recording, scenarios: tuple[str, ...]) -> list[Result]
 def judge(rec: Recording, checks: Iterable[Check] | None = None) -> Report:
     """Judge one recording; the same recording always gives the same report."""
     wanted = scenarios_of(rec)
-    chosen = list(checks) if checks is not None else [c for c in all_checks().values() if c.scenario in wanted]
+    chosen = (
+        list(checks)
+        if checks is not None
+        else [c for c in all_checks().values() if c.scenario in wanted or set(c.also) & set(wanted)]
+    )
     results = _harness_results(rec, wanted)
     info = rec.info
     for check in chosen:
         for finding in check.fn(rec):
-            results.append(_result(check, finding))
+            results.append(_result(check, finding, wanted))
     return Report(
         tool_version="unknown" if info.tool_version is None else info.tool_version,
         oracle_version=ORACLE_VERSION,

@@ -99,6 +99,7 @@ class Check:
     fn: CheckFn
     cwe: tuple[str, ...] = ()
     probe: bool = False  # a security probe: FAIL renders as CONFIRMED, PASS as REFUTED
+    also: tuple[str, ...] = ()  # other scenarios whose recordings this check judges too (it says which it read)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -39,6 +39,7 @@ def check(
     title: str,
     cwe: tuple[str, ...] = (),
     probe: bool = False,
+    also: tuple[str, ...] = (),
 ) -> Callable[[CheckFn], CheckFn]:
     """Register a check function; its docstring is its documentation."""
 
@@ -64,6 +65,7 @@ def check(
             fn=fn,
             cwe=cwe,
             probe=probe,
+            also=also,
         )
         return fn
 

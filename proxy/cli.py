@@ -553,7 +553,7 @@ def list_scenarios(
         scenario = get_scenario(name)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
-    checks = [c.id for c in all_checks().values() if c.scenario == scenario.name]
+    checks = [c.id for c in all_checks().values() if scenario.name in (c.scenario, *c.also)]
     lines = [f"{scenario.name}: {scenario.description}", f"tools: {', '.join(t.name for t in scenario.tools) or '-'}"]
     lines += [f"checks: {', '.join(checks) or '-'}"]
     lines += [f"option {o.flag} (default {o.default!r}): {o.help}" for o in scenario.options]

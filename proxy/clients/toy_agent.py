@@ -585,6 +585,7 @@ UI_FLAWS = (
     "no-decline-option",
     "osc8-links",
     "raw-escapes",
+    "no-server-name",  # the fence says a server asks, not which one
 )
 UI_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}}
 OPEN_PROMPT = "Open this URL in your browser? [y]es / [n]o (decline) / [c]ancel: "
@@ -750,10 +751,8 @@ class UiAgent(Agent):
 
     def fence(self, mode: str, message: str, server: str | None, origin: str, *, links: bool = False) -> None:
         name = neutralise(server or "unnamed")
-        self.say(
-            f'[elicitation ({mode}) from MCP server "{name}" at {origin} — untrusted server-supplied text follows]',
-            quarantined=True,
-        )
+        source = "" if "no-server-name" in self.flaws else f' from MCP server "{name}" at {origin}'
+        self.say(f"[elicitation ({mode}){source} — untrusted server-supplied text follows]", quarantined=True)
         for line in message.split("\n"):
             self.say("  │ " + self.text(line, links=links), quarantined=True)
         self.say("[end of server text]", quarantined=True)

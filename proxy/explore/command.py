@@ -150,9 +150,11 @@ def explore_command(
         except (ExploreError, OSError) as exc:
             raise _fail(str(exc)) from exc
         try:
-            print(database_url(bound, file), flush=True)
-            print(neutralise(f"exploring {file} read-only; Ctrl-C stops"), file=sys.stderr, flush=True)
-            with interruptible():  # SIGTERM and SIGHUP end it like Ctrl-C: Datasette stopped, the temp folder gone
+            # SIGTERM and SIGHUP end it like Ctrl-C (Datasette stopped, the temp folder gone) from before the URL is
+            # out: a caller that signals the moment it reads the URL must not find the default handler still there
+            with interruptible():
+                print(database_url(bound, file), flush=True)
+                print(neutralise(f"exploring {file} read-only; Ctrl-C stops"), file=sys.stderr, flush=True)
                 code = process.wait()
         except (KeyboardInterrupt, Interrupted):
             return

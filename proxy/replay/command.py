@@ -66,12 +66,16 @@ def replay_command(
         chosen = choose_run(rec, run)
         if out is None:
             with serve(rec, chosen, speed=speed, allow_repeats=allow_repeats, port=port) as replay:
-                print(replay.url, flush=True)
-                _note(f"replaying run {chosen.name} ({chosen.id}) of {file}; Ctrl-C stops")
-                for other in (r for r in rec.runs if r.id != chosen.id and any(True for _ in rec.exchanges_in(r.id))):
-                    _note(f"  run {other.name}: {replay.run_url(other.id)}")
-                sys.stderr.flush()
-                _wait_for_interrupt()
+                try:  # once the URL is out, Ctrl-C at any moment is a clean stop (not only while waiting)
+                    print(replay.url, flush=True)
+                    _note(f"replaying run {chosen.name} ({chosen.id}) of {file}; Ctrl-C stops")
+                    others = (r for r in rec.runs if r.id != chosen.id and any(True for _ in rec.exchanges_in(r.id)))
+                    for other in others:
+                        _note(f"  run {other.name}: {replay.run_url(other.id)}")
+                    sys.stderr.flush()
+                    _wait_for_interrupt()
+                except (KeyboardInterrupt, Interrupted):
+                    pass
             return
         if out.exists():
             raise _fail(f"{out} already exists; pick a new --out")
@@ -79,9 +83,12 @@ def replay_command(
             raise _fail("--port applies without --out; with --out the proxy picks its own port")
         with proxied_replay(rec, out, speed=speed, allow_repeats=allow_repeats) as proxied:
             proxied.attribute_url_hits(chosen.id)
-            print(proxied.handles[chosen.id].url, flush=True)
-            _note(f"replaying run {chosen.name} ({chosen.id}) of {file} through the proxy into {out}")
-            _wait_for_interrupt()
+            try:
+                print(proxied.handles[chosen.id].url, flush=True)
+                _note(f"replaying run {chosen.name} ({chosen.id}) of {file} through the proxy into {out}")
+                _wait_for_interrupt()
+            except (KeyboardInterrupt, Interrupted):
+                pass
             proxied.capture.end_run(proxied.handles[chosen.id], outcome="live-stopped")
         warning = keep_report(out)
         if warning is not None:

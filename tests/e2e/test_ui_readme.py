@@ -20,4 +20,4 @@ def test_the_readmes_elicitation_ui_example_runs_as_written_and_passes_everythin
     (tmp_path / ".venv").symlink_to(ROOT / ".venv")
     done = subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "8 results: 8 PASS, 0 FAIL, 0 WARN, 0 SKIP, 0 ERROR; probes: 0 CONFIRMED, 1 REFUTED" in done.stdout
+    assert "9 results: 9 PASS, 0 FAIL, 0 WARN, 0 SKIP, 0 ERROR; probes: 0 CONFIRMED, 1 REFUTED" in done.stdout

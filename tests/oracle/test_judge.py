@@ -41,3 +41,15 @@ def test_the_same_recording_gives_the_same_report_wherever_it_lies(tmp_path):
     second.write_bytes(first.read_bytes())
     reports = [render(judge(load(p), [_check(True, "FAIL")]), "json") for p in (first, second)]
     assert reports[0] == reports[1]
+
+
+def test_a_check_that_also_judges_another_scenario_reports_under_the_scenario_it_judged():
+    from backchannel.oracle import all_checks
+    from tests.oracle.reference import recording
+
+    check = all_checks()["elicitation-names-requesting-server"]
+    assert check.scenario == "mrtr-provenance" and check.also == ("elicitation-ui",)
+    [ui] = [r for r in judge(recording("elicitation-ui-toy-careful")).results if r.id == check.id]
+    [mrtr] = [r for r in judge(recording("mrtr-provenance-toy-flawed")).results if r.id == check.id]
+    assert (ui.scenario, ui.status) == ("elicitation-ui", "PASS")
+    assert mrtr.scenario == "mrtr-provenance"

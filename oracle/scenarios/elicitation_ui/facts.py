@@ -59,8 +59,13 @@ class Elicitation:
         return Evidence(kind="message", run=message.run_id, seq=message.seq, note=note)
 
 
+def client_runs(rec: Recording) -> list[Run]:
+    """The client's runs: one, or one per tool when its command line took `{tool}`."""
+    return [run for run in rec.runs if run.name == RUN]
+
+
 def client_run(rec: Recording) -> Run | None:
-    runs = [run for run in rec.runs if run.name == RUN]
+    runs = client_runs(rec)
     return runs[-1] if runs else None
 
 
@@ -107,16 +112,17 @@ def exercised(rec: Recording, tool: str) -> tuple[Run, Elicitation] | Finding:
     problem = harness.first_problem(rec)
     if problem is not None:
         return Finding.errored(problem.reason or "harness", problem.message, *problem.evidence, run=problem.run)
-    run = client_run(rec)
-    if run is None:
+    runs = client_runs(rec)
+    if not runs:
         return Finding.errored("incomplete-recording", "the recording has no client run")
-    found = elicitation(rec, run, tool)
-    if found is None:
-        refused = _refused(rec, run, tool)
-        if refused:
-            return Finding.skipped("mode-not-declared", f"{tool} needs a mode the client did not declare", run=run.id)
-        return Finding.skipped("tool-not-called", f"the client never got {tool}'s elicitation", run=run.id)
-    return run, found
+    for run in runs:
+        found = elicitation(rec, run, tool)
+        if found is not None:
+            return run, found
+    run = runs[-1]
+    if any(_refused(rec, each, tool) for each in runs):
+        return Finding.skipped("mode-not-declared", f"{tool} needs a mode the client did not declare", run=run.id)
+    return Finding.skipped("tool-not-called", f"the client never got {tool}'s elicitation", run=run.id)
 
 
 def _refused(rec: Recording, run: Run, tool: str) -> bool:
@@ -137,9 +143,13 @@ def seen_before_answer(rec: Recording, run: Run, found: Elicitation, text: str, 
     """PASS when `text` reached the terminal before the answer left; FAIL when never, or clearly after; WARN when
     the two are too close to order (a person judges, with both pieces of evidence)."""
     sighting = first_sighting(rec, run.id, text)
-    if found.retry is None:
+    if found.retry is None:  # no answer, so no consent was given: nothing to be shown "before"
         if sighting is None:
-            return Finding.failed(f"{what} was never shown ({text!r}); the client did not answer", found.evidence(what))
+            return Finding.warned(
+                f"{what} was never shown ({text!r}) and the client never answered: it stalled (a person judges)",
+                found.evidence(what),
+                run=run.id,
+            )
         return Finding.skipped("not-answered", f"{what} was shown but the client never answered", run=run.id)
     answer_t = found.retry.t
     answered = found.evidence(f"answer {found.action or '?'} left", retry=True)

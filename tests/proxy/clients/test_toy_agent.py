@@ -932,7 +932,8 @@ def test_ui_flaw_raw_escapes_lets_the_server_escapes_reach_the_terminal(lab: Lab
 
 def test_ui_flaw_must_be_one_the_toy_agent_knows_and_version_lists_the_chosen_ones(lab: Lab) -> None:
     bad = run_agent(lab, "--ui-flaw", "nope", "ui", "http://127.0.0.1:1/mcp")
-    assert bad.returncode == 2 and "--ui-flaw 'nope' is not one of: hide-url, show-url-after-consent" in bad.stderr
+    assert bad.returncode == 2
+    assert "--ui-flaw 'nope' is not one of: hide-url, hide-host, show-url-after-consent" in bad.stderr
     shown = run_agent(lab, "--ui-flaw", "raw-escapes", "--ui-flaw=hide-url", "version")
     assert shown.stdout.endswith("flaws: provenance, result-type, ui:hide-url, ui:raw-escapes)\n")
     assert run_agent(lab, "version").stdout.endswith("flaws: provenance, result-type)\n")

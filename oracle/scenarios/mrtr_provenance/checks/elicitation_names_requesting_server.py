@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from backchannel.oracle.judge import scenarios_of
 from backchannel.oracle.model import Finding
 from backchannel.oracle.registry import check
 from backchannel.recordings.model import Recording
@@ -17,11 +18,18 @@ from ..facts import SCENARIO, SPEC, carrier_evidence, first_run, gate, injection
     level="MUST",
     spec=f"{SPEC}/client/elicitation",
     title="An elicitation names the server that requests it",
+    also=("elicitation-ui",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """MCP clients MUST "provide UI that makes it clear which server is requesting information". Every occurrence
     of the PROBE's elicitation text must have the server's name or origin in the 512 bytes before it; a label like
-    "the server asks" that names no server is not enough. Not shown at all: SKIP."""
+    "the server asks" that names no server is not enough. Not shown at all: SKIP. On an `elicitation-ui` recording
+    the same rule holds for each elicitation message its client showed (oracle/scenarios/elicitation_ui/naming.py)."""
+    if "elicitation-ui" in scenarios_of(rec):
+        from backchannel.oracle.scenarios.elicitation_ui.naming import names_requesting_server
+
+        yield names_requesting_server(rec)
+        return
     stop = gate(rec)
     if stop is not None:
         yield stop

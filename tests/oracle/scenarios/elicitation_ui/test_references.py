@@ -7,7 +7,7 @@ import pytest
 from backchannel.oracle import all_checks
 from tests.oracle.reference import results
 
-CHECKS = {c.id for c in all_checks().values() if c.scenario == "elicitation-ui"}
+CHECKS = {c.id for c in all_checks().values() if "elicitation-ui" in (c.scenario, *c.also)}
 FLAWS = {
     "hide-url": ("elicitation-url-shown-before-consent", "FAIL"),
     # the host is part of the URL: a client hiding it hides the URL too, so two checks fail together
@@ -20,6 +20,7 @@ FLAWS = {
     "no-decline-option": ("elicitation-decline-cancel-offered", "WARN"),
     "osc8-links": ("elicitation-no-clickable-links-in-message", "WARN"),
     "raw-escapes": ("elicitation-terminal-escape-injection", "FAIL"),
+    "no-server-name": ("elicitation-names-requesting-server", "FAIL"),
 }
 
 
@@ -60,3 +61,24 @@ def test_the_python_sdk_driver_shows_url_and_host_but_answers_forms_by_itself():
     found = results("elicitation-ui-py-sdk")
     assert found["elicitation-url-shown-before-consent"].status == "PASS"
     assert found["elicitation-form-reviewable-before-send"].status == "FAIL"  # our driver: no user to ask
+
+
+def test_fastmcp_under_a_terminal_one_run_per_tool_what_it_shows_its_user():
+    from tests.oracle.reference import recording
+
+    rec = recording("elicitation-ui-fastmcp-tty")
+    assert [run.detail.facts.get("tool") for run in rec.runs] == [
+        "connect_account",
+        "open_dashboard",
+        "confirm_change",
+        "show_notice",
+        "get_notice",
+    ]
+    found = results("elicitation-ui-fastmcp-tty")
+    assert found["elicitation-names-requesting-server"].status == "FAIL"  # "Server asks:", as on the probe
+    probe = found["elicitation-terminal-escape-injection"]
+    assert probe.verdict == "CONFIRMED" and probe.signals == ("escape-bidi-override",)  # ESC shown as \x1b; U+202E raw
+    assert found["elicitation-form-reviewable-before-send"].status == "PASS"  # it asked, and --answer typed
+    # a URL-mode request stalls it (no URL, no answer until the run's timeout): a person judges, never a FAIL
+    assert found["elicitation-url-shown-before-consent"].status == "WARN"
+    assert "stalled" in found["elicitation-url-shown-before-consent"].message

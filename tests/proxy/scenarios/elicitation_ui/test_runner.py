@@ -45,3 +45,15 @@ def test_a_tty_run_records_one_terminal_stream_and_snapshots(tmp_path):
 def test_the_scenario_needs_a_client():
     with pytest.raises(CheckError, match="needs --client"):
         run_check(SCENARIO, CheckOptions(out=None), lambda _: None)
+
+
+def test_a_client_taking_tool_runs_once_per_tool_each_run_named_contract(tmp_path):
+    out = tmp_path / "per-tool.sqlite"
+    toy = [sys.executable, "-m", "backchannel.proxy.clients.toy_agent", "mcp", "call", "{url}", "{tool}"]
+    run_check(SCENARIO, CheckOptions(out=out, client=toy), lambda _: None)
+    rec = load(out)
+    assert [run.name for run in rec.runs] == ["contract"] * 5
+    assert [run.detail.facts["tool"] for run in rec.runs] == list(payloads.TOOLS)
+    assert all(run.client_argv and run.client_argv[-1] == run.detail.facts["tool"] for run in rec.runs)
+    statuses = {r.id: r.status for r in judge(rec).results}
+    assert statuses["elicitation-url-host-shown"] != "ERROR"  # each check finds its tool's run

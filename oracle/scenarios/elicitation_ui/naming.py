@@ -1,0 +1,83 @@
+"""`elicitation-names-requesting-server` on an `elicitation-ui` recording: each elicitation message the client
+showed has the requesting server's name or origin close before it (the same rule as on the mrtr-provenance probe)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from backchannel.oracle import harness
+from backchannel.oracle.model import Evidence, Finding
+from backchannel.oracle.terminal import streams
+from backchannel.recordings.model import Recording, Run
+
+from .facts import client_runs, elicitation
+from .payloads import FORM_TOOL, PUNYCODE_TOOL, URL_TOOL
+
+WINDOW = 512  # bytes before a message in which the server's name or origin must appear
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+
+def server_names(rec: Recording, run: Run) -> tuple[str, ...]:
+    """What names the server: the name its results report, and the run URL's origin (with and without scheme)."""
+    names: list[str] = []
+    for message in rec.messages_in(run.id):
+        result = message.payload.get("result") if isinstance(message.payload, dict) else None
+        meta: Any = result.get("_meta") if isinstance(result, dict) else None
+        info = meta.get(META_SERVER_INFO) if isinstance(meta, dict) else None
+        if isinstance(info, dict) and isinstance(info.get("name"), str) and info["name"] not in names:
+            names.append(info["name"])
+    parts = urlsplit(run.detail.url or "")
+    if parts.hostname:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        names += [f"{parts.scheme}://{parts.hostname}:{port}", f"{parts.hostname}:{port}"]
+    return tuple(name for name in names if name)
+
+
+def names_requesting_server(rec: Recording) -> Finding:
+    problem = harness.first_problem(rec)
+    if problem is not None:
+        return Finding.errored(problem.reason or "harness", problem.message, *problem.evidence, run=problem.run)
+    runs = client_runs(rec)
+    if not runs:
+        return Finding.errored("incomplete-recording", "the recording has no client run")
+    named: list[Evidence] = []
+    unnamed: list[Evidence] = []
+    messages: list[bytes] = []
+    for run in runs:
+        _judge_run(rec, run, messages, named, unnamed)
+    run = runs[-1]
+    if not messages or not (named or unnamed):
+        return Finding.skipped("elicitation-not-shown", "the client never showed an elicitation message", run=run.id)
+    if unnamed:
+        total = len(named) + len(unnamed)
+        return Finding.failed(
+            f"{len(unnamed)} of {total} showing(s) of an elicitation name no server (neither name nor origin)",
+            *unnamed,
+            run=unnamed[0].run,
+        )
+    return Finding.passed(f"each of {len(named)} showing(s) names the requesting server", *named, run=run.id)
+
+
+def _judge_run(rec: Recording, run: Run, messages: list[bytes], named: list[Evidence], unnamed: list[Evidence]) -> None:
+    """Each showing, in this run, of an elicitation message this run received: named or not."""
+    mine = []
+    for tool in (URL_TOOL, PUNYCODE_TOOL, FORM_TOOL):
+        found = elicitation(rec, run, tool)
+        message = found.params.get("message") if found else None
+        if isinstance(message, str) and message:
+            mine.append(message[:40].encode())
+    messages += mine
+    names = [name.encode() for name in server_names(rec, run)]
+    for stream in streams(rec, run.id):
+        for needle in mine:
+            at = stream.data.find(needle)
+            while at >= 0:
+                window = stream.data[max(0, at - WINDOW) : at]
+                ok = any(name in window for name in names)
+                note = "server named" if ok else "no server name or origin before it"
+                cited = Evidence(
+                    kind="terminal", run=run.id, stream=stream.name, offset=at, length=len(needle), note=note
+                )
+                (named if ok else unnamed).append(cited)
+                at = stream.data.find(needle, at + 1)
