@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from backchannel.oracle.harness import first_problem
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
-from backchannel.oracle.terminal import PIPED, TTY
+from backchannel.oracle.terminal import PIPED, TTY, plain
 from backchannel.recordings.model import Message, Recording, Run
 
 from .. import SCENARIO
@@ -24,6 +24,7 @@ class _Stream:
     run: Run
     name: str
     detection: Detection
+    raw: bytes = b""
 
 
 def _tool_name(message: Message) -> str | None:
@@ -45,12 +46,17 @@ def escape_calls(rec: Recording, run: Run) -> tuple[Message, ...]:
 def _read(rec: Recording, run: Run, nonce: str) -> tuple[_Stream, ...]:
     """Each terminal stream of the run as the client wrote it: raw bytes (never the tty's plain text)."""
     names = (TTY,) if rec.is_tty(run.id) else PIPED
-    return tuple(_Stream(run, name, detect(rec.terminal_bytes(run.id, name), nonce)) for name in names)
+    raws = {name: rec.terminal_bytes(run.id, name) for name in names}
+    return tuple(_Stream(run, name, detect(raws[name], nonce), raws[name]) for name in names)
 
 
 def _terminal(stream: _Stream, offset: int | None, length: int | None, note: str) -> Evidence:
-    if stream.name == TTY and offset is not None:  # elsewhere a tty offset points into the plain text; not here
-        note += " (offset into the raw tty bytes)"
+    if stream.name == TTY and offset is not None:
+        # evidence into a tty stream cites its plain text (oracle/terminal.py), as every excerpt reads it; the
+        # sequence itself is only in the raw bytes, so the note gives the raw offset too
+        note += f" (raw tty byte {offset})"
+        end = offset + (length or 0)
+        offset, length = len(plain(stream.raw[:offset])), len(plain(stream.raw[offset:end]))
     return Evidence(kind="terminal", run=stream.run.id, stream=stream.name, offset=offset, length=length, note=note)
 
 

@@ -107,7 +107,9 @@ def test_a_sequence_split_over_two_chunks_is_found_in_the_concatenated_stream(tm
     assert (finding.evidence[0].offset, finding.evidence[0].length) == (6, len(f"\x1b]0;BCKCH-TITLE-{NONCE}"))
 
 
-def test_a_tty_run_is_read_as_raw_bytes_and_its_offset_points_into_the_raw_stream(tmp_path):
+def test_a_tty_run_is_read_as_raw_bytes_and_its_evidence_cites_the_plain_text_with_the_raw_offset_in_its_note(
+    tmp_path,
+):
     prefix = b"\x1b[?25l\x1b[2J\x1b[H\x1b[36m? \x1b[0mConfirm\r\n"
     data = prefix + RAW.replace(b"\n", b"\r\n") + b"\r\n"
     rec = _recording(tmp_path, [("tty", data[:50]), ("tty", data[50:])])
@@ -115,8 +117,10 @@ def test_a_tty_run_is_read_as_raw_bytes_and_its_offset_points_into_the_raw_strea
     finding = _one(rec)
     assert finding.status == "FAIL" and len(finding.signals) == 5
     first = finding.evidence[0]
-    assert (first.stream, first.offset) == ("tty", data.index(b"\x1b[1A\x1b[2K"))
-    assert first.note.endswith("(offset into the raw tty bytes)")
+    raw_offset = data.index(b"\x1b[1A\x1b[2K")
+    assert (first.stream, first.offset) == ("tty", len(plain(data[:raw_offset])))
+    assert first.note.endswith(f"(raw tty byte {raw_offset})")
+    assert plain(data)[first.offset :].startswith(b"BCKCH-CUR-")  # the excerpt lands on the nonce token
 
 
 def test_a_tty_client_that_strips_every_sequence_is_refuted_from_its_raw_stream(tmp_path):
@@ -124,7 +128,8 @@ def test_a_tty_client_that_strips_every_sequence_is_refuted_from_its_raw_stream(
     data = b"\x1b[36m? \x1b[0m" + shown + b"\r\n\x1b[2K\x1b[1A"  # its own erasures, after the text
     finding = _one(_recording(tmp_path, [("tty", data)]))
     assert (finding.status, finding.signals) == ("PASS", ())
-    assert finding.evidence[0].offset == data.index(MARK) and finding.evidence[0].stream == "tty"
+    assert finding.evidence[0].stream == "tty"
+    assert finding.evidence[0].offset == plain(data).index(MARK)  # tty evidence cites the plain text
 
 
 NEUTRALISED = {
