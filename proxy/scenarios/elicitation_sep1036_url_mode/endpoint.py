@@ -12,11 +12,10 @@ import secrets
 from typing import Any
 
 from backchannel.proxy.endpoint.tools import ToolCall, ToolReply, ToolSpec
-from backchannel.proxy.scenarios.elicitation_url_mode.endpoint import declared_modes
+from backchannel.proxy.scenarios.elicitation_url_mode.endpoint import refuse_undeclared
 
 URL_TOOL = "test_url_elicitation"
 FORM_TOOL = "test_input_required_result_elicitation"
-MISSING_CAPABILITY = -32021
 URL_KEY = "authorize"
 FORM_KEY = "confirm"
 CONNECT_URL = "https://mcp.example.com/connect"
@@ -25,14 +24,7 @@ CONFIRM_SCHEMA = {"type": "object", "properties": {"confirmed": {"type": "boolea
 
 def missing_mode(call: ToolCall, mode: str) -> ToolReply | None:
     """-32021 under HTTP 400 naming exactly the missing mode, when this request did not declare it."""
-    if mode in declared_modes(call.client_capabilities):
-        return None
-    error = {
-        "code": MISSING_CAPABILITY,
-        "message": f"This tool needs the elicitation.{mode} client capability",
-        "data": {"requiredCapabilities": {"elicitation": {mode: {}}}},
-    }
-    return ToolReply(error=error, http_status=400)
+    return refuse_undeclared(call, mode, f"This tool needs the elicitation.{mode} client capability")
 
 
 def _state(tool: str) -> str:

@@ -13,21 +13,13 @@ from typing import Any
 
 from backchannel.oracle.scenarios.elicitation_ui import payloads
 from backchannel.proxy.endpoint.tools import ToolCall, ToolReply, ToolSpec
-from backchannel.proxy.scenarios.elicitation_url_mode.endpoint import declared_modes
+from backchannel.proxy.scenarios.elicitation_url_mode.endpoint import refuse_undeclared
 
-MISSING_CAPABILITY = -32021
 CONFIRM_SCHEMA = {"type": "object", "properties": {"confirmed": {"type": "boolean"}}, "required": ["confirmed"]}
 
 
 def _refused(call: ToolCall, mode: str) -> ToolReply | None:
-    if mode in declared_modes(call.client_capabilities):
-        return None
-    error = {
-        "code": MISSING_CAPABILITY,
-        "message": f"This tool needs the elicitation.{mode} client capability",
-        "data": {"requiredCapabilities": {"elicitation": {mode: {}}}},
-    }
-    return ToolReply(error=error, http_status=400)
+    return refuse_undeclared(call, mode, f"This tool needs the elicitation.{mode} client capability")
 
 
 def _ours(call: ToolCall) -> bool:

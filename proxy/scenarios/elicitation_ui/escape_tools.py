@@ -17,9 +17,8 @@ from typing import Any
 from backchannel.oracle.scenarios.elicitation_ui.escapes import payload
 from backchannel.oracle.scenarios.elicitation_ui.payloads import ESCAPE_FORM_TOOL, ESCAPE_RESULT_TOOL
 from backchannel.proxy.endpoint.tools import ToolCall, ToolReply, ToolSpec
-from backchannel.proxy.scenarios.elicitation_url_mode.endpoint import declared_modes
+from backchannel.proxy.scenarios.elicitation_url_mode.endpoint import refuse_undeclared
 
-MISSING_CAPABILITY = -32021
 KEY = "notice"  # the inputRequests key of show_notice's one form request
 STATE = "esc"  # requestState: esc.<tool>.<random>
 CONFIRM_SCHEMA: dict[str, Any] = {
@@ -36,14 +35,7 @@ def _text(text: str, *, error: bool = False) -> ToolReply:
 def _refused(call: ToolCall) -> ToolReply | None:
     if call.era != "modern":
         return _text(f"{call.name} needs protocol 2026-07-28 (multi round-trip requests)", error=True)
-    if "form" in declared_modes(call.client_capabilities):
-        return None
-    error = {
-        "code": MISSING_CAPABILITY,
-        "message": f"{call.name} needs the elicitation.form client capability",
-        "data": {"requiredCapabilities": {"elicitation": {"form": {}}}},
-    }
-    return ToolReply(error=error, http_status=400)
+    return refuse_undeclared(call, "form", f"{call.name} needs the elicitation.form client capability")
 
 
 def _ours(call: ToolCall) -> bool:

@@ -32,6 +32,19 @@ def declared_modes(capabilities: dict[str, Any]) -> set[str]:
     return {"form"} if not elicitation else {m for m in ("form", "url") if m in elicitation}
 
 
+def refuse_undeclared(call: ToolCall, mode: str, message: str) -> ToolReply | None:
+    """-32021 under HTTP 400 naming exactly `mode` when this request did not declare it (None when it did): the
+    answer the server scenarios' tools give a client without the mode they need."""
+    if mode in declared_modes(call.client_capabilities):
+        return None
+    error = {
+        "code": MISSING_CAPABILITY,
+        "message": message,
+        "data": {"requiredCapabilities": {"elicitation": {mode: {}}}},
+    }
+    return ToolReply(error=error, http_status=400)
+
+
 def state(tool: str, step: int) -> str:
     return f"eum.{tool}.{step}.{secrets.token_hex(4)}"
 
