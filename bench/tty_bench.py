@@ -4,7 +4,9 @@
 Two measures, both wall clock: the client run alone (`Capture.run_client`: start, the whole MCP exchange through
 the proxy, exit, and for a tty run the snapshots and the drain of its output), and the whole `check` of the
 mrtr-provenance probe (mitmdump, discovery, witnesses, four runs, judging), piped vs `--tty`. The goal (issue 12):
-a tty run costs at most 10 % more than the piped run of the same client.
+a tty run costs at most 10 % more than the piped run of the same client. A third: the whole `check` of
+elicitation-ui on the toy agent's careful terminal client, answered at its prompts piped (`--answer --no-tty`) vs
+under a terminal (`--answer`).
 
 Usage: python bench/tty_bench.py [--rounds 10] [--checks 3] [--json results.json]
 """
@@ -23,7 +25,7 @@ from typing import Any
 from backchannel.oracle import judge
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture
-from backchannel.proxy.run.tty import TtyOptions
+from backchannel.proxy.run.tty import TtyOptions, parse_answer
 from backchannel.proxy.scenarios.base import CheckOptions
 from backchannel.proxy.scenarios.registry import run_check
 from backchannel.recordings import load
@@ -34,6 +36,7 @@ CLIENTS = {
     "Python SDK driver": [sys.executable, "-m", "backchannel.proxy.clients.drivers.py_sdk", "{url}"],
 }
 GOAL = 0.10
+UI_ANSWERS = (r"browser\? \[y\].*: =>y\n", r"\[enter to review\]: =>true\n", r"Send\? \[y\].*: =>y\n")
 
 
 def client_runs(folder: Path, argv: list[str], rounds: int) -> dict[str, list[float]]:
@@ -61,6 +64,21 @@ def whole_checks(folder: Path, rounds: int) -> dict[str, list[float]]:
     return times
 
 
+def ui_checks(folder: Path, rounds: int) -> dict[str, list[float]]:
+    answers = tuple(parse_answer(a) for a in UI_ANSWERS)
+    times: dict[str, list[float]] = {"piped": [], "tty": []}
+    for n in range(rounds):
+        for mode in ("piped", "tty") if n % 2 == 0 else ("tty", "piped"):
+            out = folder / f"ui-{mode}-{n}.sqlite"
+            tty = TtyOptions(answers=answers, piped=mode == "piped")
+            options = CheckOptions(out=out, client=[*TOY, "ui", "{url}"], tty=tty)
+            began = time.perf_counter()
+            run_check("elicitation-ui", options, lambda _: None)
+            judge(load(out))
+            times[mode].append(time.perf_counter() - began)
+    return times
+
+
 def line(name: str, times: dict[str, list[float]]) -> dict[str, Any]:
     piped, tty = statistics.median(times["piped"]), statistics.median(times["tty"])
     extra = tty / piped - 1
@@ -83,6 +101,7 @@ def main() -> int:
             results[name] = line(f"run: {name}", client_runs(folder, argv, args.rounds))
         if args.checks:
             results["check"] = line("check: mrtr-provenance (toy)", whole_checks(Path(tmp), args.checks))
+            results["ui-check"] = line("check: elicitation-ui (toy ui)", ui_checks(Path(tmp), args.checks))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
     return 0

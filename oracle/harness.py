@@ -22,6 +22,7 @@ STDERR_LINES = 5  # how many first lines of a failed client's stderr the message
 STDERR_CHARS = 600
 PROXY_DIED = ("proxy-exit", "proxy-failed")
 INTERRUPTED = "orchestrator-interrupted"
+NOT_RUN = "client-not-run"  # a scenario that could not run its client at all (e.g. --target discovery found none)
 
 
 def _stderr_head(rec: Recording, run: Run) -> tuple[str, str]:
@@ -72,6 +73,8 @@ def harness_problems(rec: Recording) -> Iterator[Finding]:
             yield Finding.errored("proxy-died", f"the proxy did not serve to the end: {anomaly.detail}", evidence)
         elif anomaly.kind == INTERRUPTED:
             yield Finding.errored("orchestrator-interrupted", f"the run was interrupted: {anomaly.detail}", evidence)
+        elif anomaly.kind == NOT_RUN:
+            yield Finding.errored(NOT_RUN, f"the client was never run: {anomaly.detail}", evidence)
     for run in rec.runs:
         if run.ended_at is None:
             yield Finding.errored(

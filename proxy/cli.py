@@ -72,10 +72,14 @@ _CONFIG_FORMAT_HELP = (
     " (the same with a type per server) or servers (with type, as VS Code)."
 )
 _TRANSPORT_HELP = "How the generated MCP configuration reaches the run: http (its URL) or stdio (backchannel bridge)."
-_TTY_HELP = "Run the client under a real terminal (a pseudo-terminal, TERM=xterm-256color) instead of pipes."
+_TTY_HELP = (
+    "Run the client under a real terminal (a pseudo-terminal, TERM=xterm-256color) instead of pipes; --no-tty with"
+    " --answer keeps it on pipes and answers its prompts there."
+)
 _TTY_SIZE_HELP = "The terminal's size as COLUMNSxROWS (implies --tty)."
 _ANSWER_HELP = (
-    "Under a terminal, type TEXT when REGEX appears on the screen: 'REGEX=>TEXT' (repeatable; implies --tty)."
+    "Type TEXT when REGEX appears on the screen: 'REGEX=>TEXT' (repeatable; implies --tty unless --no-tty is given,"
+    " which writes TEXT to the piped client's stdin once its prompt was read)."
 )
 _CONFIG_FILE_HELP = "Also write the MCP configuration at this path inside the lab's HOME (a host's fixed config file)."
 USER_ERRORS = (
@@ -90,12 +94,19 @@ USER_ERRORS = (
 )
 
 
-def tty_options(tty: bool, size: str | None, answers: list[str] | None) -> TtyOptions | None:
-    """--tty, --tty-size and --answer as one TtyOptions (either of the last two implies --tty); ValueError if bad."""
+def tty_options(tty: bool | None, size: str | None, answers: list[str] | None) -> TtyOptions | None:
+    """--tty/--no-tty, --tty-size and --answer as one TtyOptions; ValueError if bad.
+
+    Either of the last two implies --tty; with --no-tty, --answer answers a piped client at its prompts."""
+    parsed = tuple(parse_answer(a) for a in answers or ())
+    if tty is False:
+        if size:
+            raise ValueError("--tty-size sizes a terminal, and --no-tty runs the client on pipes: give one of them")
+        return TtyOptions(answers=parsed, piped=True) if parsed else None
     if not (tty or size or answers):
         return None
     cols, rows = parse_tty_size(size) if size else (TtyOptions().cols, TtyOptions().rows)
-    return TtyOptions(cols=cols, rows=rows, answers=tuple(parse_answer(a) for a in answers or ()))
+    return TtyOptions(cols=cols, rows=rows, answers=parsed)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -184,7 +195,7 @@ def record(
     mcp_config_format: Annotated[str, typer.Option(help=_CONFIG_FORMAT_HELP)] = "mcpServers",
     transport: Annotated[str, typer.Option(help=_TRANSPORT_HELP)] = "http",
     mcp_config_file: Annotated[str | None, typer.Option(help=_CONFIG_FILE_HELP)] = None,
-    tty: Annotated[bool, typer.Option("--tty", help=_TTY_HELP)] = False,
+    tty: Annotated[bool | None, typer.Option("--tty/--no-tty", help=_TTY_HELP, show_default=False)] = None,
     tty_size: Annotated[str | None, typer.Option(help=_TTY_SIZE_HELP)] = None,
     answer: Annotated[list[str] | None, typer.Option("--answer", help=_ANSWER_HELP)] = None,
 ) -> None:
@@ -385,7 +396,7 @@ def check(
     mcp_config_format: Annotated[str, typer.Option(help=_CONFIG_FORMAT_HELP)] = "mcpServers",
     transport: Annotated[str, typer.Option(help=_TRANSPORT_HELP)] = "http",
     mcp_config_file: Annotated[str | None, typer.Option(help=_CONFIG_FILE_HELP)] = None,
-    tty: Annotated[bool, typer.Option("--tty", help=_TTY_HELP)] = False,
+    tty: Annotated[bool | None, typer.Option("--tty/--no-tty", help=_TTY_HELP, show_default=False)] = None,
     tty_size: Annotated[str | None, typer.Option(help=_TTY_SIZE_HELP)] = None,
     answer: Annotated[list[str] | None, typer.Option("--answer", help=_ANSWER_HELP)] = None,
     settings: dict[str, Any] | None = None,

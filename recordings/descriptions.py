@@ -28,7 +28,8 @@ TABLES: Mapping[str, str] = {
     "url_hits": "Requests that reached the loopback servers behind URL-mode elicitations.",
     "descriptions": "What each table and column holds, in words (this table; written with the recording).",
     "screens": "Snapshots of the screen of a client run under a terminal (--tty): when it waited for input, when an "
-    "answer was typed, and at its exit.",
+    "answer was typed, and at its exit; for a piped client answered at its prompts (--answer --no-tty), its output "
+    "rendered as a screen at each answer.",
     "opens": "Calls of the URL-opener stand-ins first on the client's PATH and in BROWSER (xdg-open, open, gio...): "
     "which one, its arguments, when. The stand-ins open nothing.",
 }

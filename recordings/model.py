@@ -284,8 +284,12 @@ class Recording:
         return (o for o in self.opens if o.run_id == run_id)
 
     def is_tty(self, run_id: str) -> bool:
-        """Whether the run's client ran under a terminal (its output is the one `tty` stream)."""
-        return any(c.run_id == run_id and c.stream == "tty" for c in self.terminal) or any(self.screens_in(run_id))
+        """Whether the run's client ran under a terminal (its output is the one `tty` stream).
+
+        A terminal run that printed nothing still has its exit screen; a piped run answered at its prompts
+        (`--answer --no-tty`) has screens too, but always piped output (a prompt was read before each)."""
+        streams = {c.stream for c in self.terminal if c.run_id == run_id}
+        return "tty" in streams or (not streams & {"stdout", "stderr"} and any(self.screens_in(run_id)))
 
     def terminal_bytes(self, run_id: str, stream: str) -> bytes:
         """The whole stdout or stderr of a run, reassembled by offset."""

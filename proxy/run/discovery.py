@@ -410,3 +410,38 @@ def describe(record: DiscoveryRecord) -> list[str]:
         for argv in record.candidates[len(record.tried) :]:
             lines.append(f"    not tried  {shlex.join(argv)}  (past the bound)")
     return lines
+
+
+TOOL_SLOT = "{tool}"  # in a per-tool template: where each tool's name goes
+
+
+@dataclass(frozen=True)
+class ToolTemplate:
+    """A confirmed invocation made per-tool: `argv` with TOOL_SLOT where it named the tool it called, and whether it
+    named it dashed (`connect-account`, a per-tool subcommand as its help listed it) or as given (`connect_account`)."""
+
+    argv: Argv
+    dashed: bool = False
+
+    def argv_for(self, tool: str) -> Argv:
+        """The command line that calls `tool`, its name in the form the CLI's own invocation used."""
+        name = tool.replace("_", "-") if self.dashed else tool
+        return tuple(part.replace(TOOL_SLOT, name) for part in self.argv)
+
+
+def tool_template(invocation: Sequence[str], tools: Sequence[str]) -> ToolTemplate | None:
+    """The invocation with TOOL_SLOT in place of the tool name it passes, or None when it passes none of `tools`.
+
+    The name is a whole argument (positional, a per-tool subcommand, or a flag's value: `--tool NAME` or
+    `--tool=NAME`), as given or dashed; when it appears more than once the last is the one replaced (a base command
+    that happens to share a tool's name stays). A tool whose dashed form is its own name counts as given."""
+    forms = [(tool, False) for tool in tools] + [(t.replace("_", "-"), True) for t in tools if "_" in t]
+    argv = list(invocation)
+    for index in range(len(argv) - 1, -1, -1):
+        flag, eq, value = argv[index].partition("=")
+        for name, dashed in forms:
+            if argv[index] == name:
+                return ToolTemplate(tuple([*argv[:index], TOOL_SLOT, *argv[index + 1 :]]), dashed)
+            if eq and flag.startswith("--") and value == name:
+                return ToolTemplate(tuple([*argv[:index], f"{flag}={TOOL_SLOT}", *argv[index + 1 :]]), dashed)
+    return None

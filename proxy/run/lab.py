@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from backchannel.proxy.run import openers
+from backchannel.proxy.run.prompts import PipedPrompts
 from backchannel.proxy.run.reaper import MARKER_VAR, become_subreaper, die_with_parent, kill_run
 from backchannel.proxy.run.tty import TERM as TTY_TERM
-from backchannel.proxy.run.tty import Snapshot, TtyOptions, run_tty
+from backchannel.proxy.run.tty import Snapshot, TtyOptions, run_tty, under_terminal
 
 FILE_LIMIT = 1024 * 1024  # lab files above this are recorded truncated
 FILE_COUNT_LIMIT = 500
@@ -102,7 +103,7 @@ class Lab:
                 "TMPDIR": str(self.root),
                 "BACKCHANNEL_URL": url,
                 "NO_COLOR": "1",
-                "TERM": "dumb" if tty is None else TTY_TERM,
+                "TERM": TTY_TERM if under_terminal(tty) else "dumb",
                 "PYTHONUNBUFFERED": "1",
             }
         )
@@ -136,11 +137,14 @@ class Lab:
         stream, `tty`; `on_snapshot` sees each screen snapshot; `stdin` is typed once at the start, and no end of
         input follows. The guarantees are the same: its own session, dead with us, every process it started killed
         at exit or at the timeout.
+
+        With a `piped` tty (`--answer --no-tty`), the client runs on pipes and is answered at its prompts
+        (proxy/run/prompts.py): `stdin` is written first, and its stdin stays open until it exits.
         """
         began = time.monotonic()
         become_subreaper()
         env = {**env, MARKER_VAR: self.marker}
-        if tty is not None:
+        if tty is not None and not tty.piped:
             done = run_tty(
                 argv,
                 cwd=self.work,
@@ -158,7 +162,7 @@ class Lab:
                 list(argv),
                 cwd=self.work,
                 env=env,
-                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                stdin=subprocess.DEVNULL if stdin is None and tty is None else subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
@@ -166,9 +170,17 @@ class Lab:
             )
         except OSError as exc:
             return LabResult(None, "failed-to-start", f"{argv[0]}: {exc.strerror or exc}", 0.0)
+        prompts = None
+        if tty is not None:  # piped, answered at its prompts
+            assert proc.stdin is not None
+            prompts = PipedPrompts(tty, proc.stdin, on_snapshot, preamble=stdin)
+            stdin = None  # written by `prompts`, with no end of input after it
+            on_output = _answering(on_output, prompts)
         try:
             return self._watch(proc, on_output, timeout, stdin, began)
         finally:
+            if prompts is not None:
+                prompts.close()
             kill_run(proc.pid, self.marker)  # an interruption still leaves nothing of the client running
             _kill_group(proc)
 
@@ -238,6 +250,16 @@ def _pump(stream: object, name: str, on_output: Callable[[str, bytes], None]) ->
         if not chunk:
             return
         on_output(name, chunk)
+
+
+def _answering(on_output: Callable[[str, bytes], None], prompts: PipedPrompts) -> Callable[[str, bytes], None]:
+    """on_output that also hands each chunk to the prompt matcher, after it is recorded."""
+
+    def output(stream: str, chunk: bytes) -> None:
+        on_output(stream, chunk)
+        prompts.output(chunk)
+
+    return output
 
 
 def _feed(pipe: object, data: bytes) -> None:

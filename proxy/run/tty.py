@@ -25,6 +25,9 @@ at most one such render per snapshot). The raw stream (`on_output`) always has e
 
 `stdin` under a terminal: its bytes are typed once, right after the client starts (echoed like keystrokes, before
 any prompt is drawn); no end-of-input follows, because a terminal has none unless the client reads a typed ^D.
+
+The same screen and matcher answer a piped client at its prompts (`TtyOptions.piped`, `--answer --no-tty`):
+proxy/run/prompts.py.
 """
 
 from __future__ import annotations
@@ -80,12 +83,17 @@ class Answer:
 
 @dataclass(frozen=True)
 class TtyOptions:
-    """The terminal a client runs under: its size, the answers typed at its prompts, and the quiet rule."""
+    """The terminal a client runs under: its size, the answers typed at its prompts, and the quiet rule.
+
+    `piped` (`--answer` with `--no-tty`): the client runs on pipes, not under a terminal; its output is rendered on
+    a virtual screen of this size only to find its prompts, and answers are written to its stdin
+    (proxy/run/prompts.py)."""
 
     cols: int = 120
     rows: int = 40
     answers: tuple[Answer, ...] = ()
     quiet: float = QUIET
+    piped: bool = False
 
     def __post_init__(self) -> None:
         for name, value in (("columns", self.cols), ("rows", self.rows)):
@@ -179,12 +187,22 @@ class _Screen(pyte.Screen):
         super().erase_in_display(how, *args, **kwargs)
 
 
-class _Terminal:
-    """The screen, its stream, and the expect-style matcher over it."""
+def under_terminal(options: TtyOptions | None) -> bool:
+    """Whether a client run with these options runs under a pseudo-terminal (not piped, with or without answers)."""
+    return options is not None and not options.piped
 
-    def __init__(self, options: TtyOptions) -> None:
+
+class Terminal:
+    """The screen, its stream, and the expect-style matcher over it.
+
+    `newline`: a line feed also returns the cursor to the first column, as the text a piped client writes means
+    (a terminal's own driver adds that carriage return; a pipe has no driver)."""
+
+    def __init__(self, options: TtyOptions, *, newline: bool = False) -> None:
         self.options = options
         self.screen = _Screen(options.cols, options.rows)
+        if newline:
+            self.screen.set_mode(pyte.modes.LNM)
         self.stream = pyte.ByteStream(self.screen)
         self.consumed = (0, 0, 0)  # (absolute row = scrolled + row, col, clears) up to which answers matched
         self.snapshots = 0
@@ -350,7 +368,7 @@ def _watch(
     stdin: bytes | None,
     on_snapshot: Callable[[Snapshot], None] | None,
 ) -> TtyResult:
-    term = _Terminal(options)
+    term = Terminal(options)
     fd = proc.fd
     os.set_blocking(fd, False)  # typing never blocks on a client that does not read: what waits is kept in `typed`
     deadline = time.monotonic() + timeout
@@ -425,7 +443,7 @@ def _type(fd: int, pending: bytearray) -> bytearray:
     return pending[written:]
 
 
-def _read(fd: int, term: _Terminal, on_output: Callable[[str, bytes], None]) -> bytes | None:
+def _read(fd: int, term: Terminal, on_output: Callable[[str, bytes], None]) -> bytes | None:
     """One read from the terminal into the screen and `on_output`: the bytes, b"" if none yet, None at end of file."""
     try:
         chunk = os.read(fd, READ_SIZE)

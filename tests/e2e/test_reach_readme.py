@@ -42,6 +42,7 @@ def test_each_example_runs_as_written_with_the_verdicts_the_readme_gives(index, 
     ("flags", "says"),
     [
         (["--tty-size", "120"], "--tty-size"),
+        (["--no-tty", "--tty-size", "80x24"], "--no-tty"),
         (["--answer", "no arrow here"], "=>"),
         (["--answer", "([=>x"], "regular expression"),
         (["--mcp-config-file", "/etc/mcp.json"], "inside the lab's HOME"),

@@ -22,6 +22,16 @@ def test_plain_text_drops_colours_cursor_moves_titles_and_turns_crlf_back_into_l
     assert plain(raw) == b"green\nmoved\nprogress\r50%\n"
 
 
+def test_plain_text_drops_the_8_bit_csi_and_osc_a_utf8_terminal_receives():
+    raw = "a\u009b2Kb\u009d0;title\u009cc\u009d2;t\u00e9\u00a9\u0007d".encode()
+    assert plain(raw) == b"abcd"
+
+
+def test_plain_text_keeps_characters_whose_utf8_form_holds_the_byte_0x9b():
+    text = "ěšč ␛[2K Ě[1A https://example.com/ě"  # ě is C4 9B, ␛ E2 90 9B: neither is a CSI
+    assert plain(text.encode()) == text.encode()
+
+
 def test_a_piped_run_reads_stdout_then_stderr_exactly_as_recorded(tmp_path):
     rec = load(
         new_recording(

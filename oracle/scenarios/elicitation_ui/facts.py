@@ -69,7 +69,8 @@ def client_run(rec: Recording) -> Run | None:
     return runs[-1] if runs else None
 
 
-def _tool_of(message: Message) -> str | None:
+def tool_of(message: Message) -> str | None:
+    """The tool a tools/call request names, if it names one."""
     payload = message.payload
     params = payload.get("params") if isinstance(payload, dict) else None
     name = params.get("name") if isinstance(params, dict) else None
@@ -84,7 +85,7 @@ def elicitation(rec: Recording, run: Run, tool: str) -> Elicitation | None:
         if m.direction != "to-client" or m.kind != "response":
             continue
         call = calls.get((m.flow_id, m.jsonrpc_id))
-        if call is None or _tool_of(call) != tool:
+        if call is None or tool_of(call) != tool:
             continue
         result = m.payload.get("result") if isinstance(m.payload, dict) else None
         requests = result.get("inputRequests") if isinstance(result, dict) else None
@@ -96,7 +97,7 @@ def elicitation(rec: Recording, run: Run, tool: str) -> Elicitation | None:
                 (
                     c
                     for c in calls.values()
-                    if _tool_of(c) == tool
+                    if tool_of(c) == tool
                     and c.seq > call.seq
                     and isinstance(c.payload.get("params"), dict)
                     and key in (c.payload["params"].get("inputResponses") or {})

@@ -9,9 +9,11 @@ from backchannel.proxy.scenarios.elicitation_ui.runner import run
 
 SCENARIO = Scenario(
     name="elicitation-ui",
-    description="What a terminal client shows its user when a server elicits: URL, host, consent, escapes.",
+    description=(
+        "What a terminal client shows its user when a server elicits: URL, host, consent, escapes."
+        " Give --client (with {url}, {tool} for one call per tool) or --target (a CLI to discover)."
+    ),
     tools=(*OWN_TOOLS, *ESCAPE_TOOLS),
     runner=run,
-    needs_client=True,
     contract=(Path(__file__).parent / "contract.md").read_text(encoding="utf-8"),
 )

@@ -1,32 +1,65 @@
 """The run side of `elicitation-ui`: one run of the client against the five tools, piped or under a terminal.
 
 A client that calls one tool per invocation (a CLI's `call URL TOOL`) takes `{tool}` in its command line: then it
-runs once per tool, each run named `contract` like the single one, so the checks read them alike."""
+runs once per tool, each run named `contract` like the single one, so the checks read them alike.
+
+With `--target` the CLI is discovered first (proxy/run/target_discovery.py): each trial call is answered at once
+with a JSON-RPC error, the server never asked, so no trial can start an elicitation the CLI would wait on. The
+confirmed invocation names one tool; made a per-tool template (the name as the CLI took it, as given or dashed),
+it runs once per tool exactly as a `--client` with `{tool}` does. A discovery that finds nothing leaves no client
+run and a `client-not-run` anomaly, so every check of the recording is ERROR, never a SKIP or a pass."""
 
 from __future__ import annotations
 
 import secrets
+import shlex
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from backchannel.oracle.harness import NOT_RUN  # the anomaly a failed discovery leaves: ERROR for every check
 from backchannel.oracle.scenarios.elicitation_ui import payloads
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture
+from backchannel.proxy.run.discovery import tool_template
+from backchannel.proxy.run.target_discovery import discover_target
+from backchannel.proxy.run.tty import under_terminal
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Progress
 from backchannel.recordings.shapes import Fact, Invocation, ProbeOptions
 
 SCENARIO = "elicitation-ui"
 RUN = "contract"
 TOOL = "{tool}"  # in --client: run the client once per tool, the tool's name here
+DISCOVERY_ERROR = -32000  # the trial call's answer: a JSON-RPC error, in the implementation-defined server range
+DISCOVERY_MESSAGE = "backchannel discovery: this call only confirms how the client calls a tool; no tool ran"
+# every trial call answered at once, upstream never contacted: an elicitation would hold the CLI until its timeout.
+# HTTP 200, so a client reads the body as the JSON-RPC answer it is (a 4xx may be read as a transport failure)
+DISCOVERY_PLAN: dict[str, Any] = {
+    "mutations": [
+        {
+            "kind": "error",
+            "match": {"method": "tools/call"},
+            "error": {"code": DISCOVERY_ERROR, "message": DISCOVERY_MESSAGE},
+            "status": 200,
+        }
+    ]
+}
 
 
 def run(options: CheckOptions, progress: Progress) -> Path:
-    """One run named `contract` of `--client`, the recording's nonce in every text the server sends."""
-    if not options.client:
-        raise CheckError(f'--scenario {SCENARIO} runs a terminal client once: give --client "CMD ... {{url}}"')
+    """The `contract` runs of `--client` (or of the invocation `--target` discovery found), the recording's nonce in
+    every text the server sends."""
+    if options.client and options.target:
+        raise CheckError(
+            f"{SCENARIO} takes --target (a CLI to discover) or --client (an invocation with {{url}}), not both"
+        )
+    if not options.client and not options.target:
+        raise CheckError(f"{SCENARIO} needs --target (a CLI to discover) or --client (an invocation with {{url}})")
     nonce = secrets.token_hex(8)
-    client = tuple(options.client)
+    client = tuple(options.client) if options.client else None
+    target = tuple(options.target) if options.target else None
     stdin = None if options.stdin is None else options.stdin.decode("utf-8", "replace")
-    meta = (ProbeOptions(client=client, stdin=stdin),)
+    meta = (ProbeOptions(target=target, client=client, stdin=stdin),)
     with Capture(
         options.out,
         endpoint=EndpointConfig(scenario=SCENARIO, nonce=nonce),
@@ -38,17 +71,56 @@ def run(options: CheckOptions, progress: Progress) -> Path:
         mcp_config=options.mcp_config,
         tty=options.tty,
     ) as capture:
-        capture.set_meta(Invocation(argv=client))
-        how = "under a terminal" if options.tty is not None else "piped"
-        per_tool = any(TOOL in part for part in client)
-        for tool in payloads.TOOLS if per_tool else (None,):
-            facts: dict[str, Fact] = {"tty": options.tty is not None}
-            argv = list(client)
+        runs = _client_runs(client) if client else _discovered_runs(capture, options, progress)
+        if runs is None:
+            return options.out
+        capture.set_meta(Invocation(argv=runs[0]))
+        terminal = under_terminal(options.tty)
+        how = "under a terminal" if terminal else "piped, answered at its prompts" if options.tty else "piped"
+        for template, tool in runs[1]:
+            facts: dict[str, Fact] = {"tty": terminal}
             if tool is not None:
                 facts["tool"] = tool
-                argv = [part.replace(TOOL, tool) for part in client]
             run_ = capture.new_run(RUN, {}, scenario=SCENARIO, facts=facts)
             what = f"the tool {tool}" if tool else "the five elicitation-ui tools"
             progress(f"running the client against {what}, {how}")
-            capture.run_client(run_, argv, timeout=options.timeout, stdin=options.stdin)
+            capture.run_client(run_, list(template), timeout=options.timeout, stdin=options.stdin)
     return options.out
+
+
+Runs = tuple[tuple[str, ...], list[tuple[tuple[str, ...], str | None]]]  # (the invocation meta, [(a run's argv, tool)])
+
+
+def _client_runs(client: Sequence[str]) -> Runs:
+    """`--client` as given: once, or once per tool when it takes `{tool}`."""
+    if not any(TOOL in part for part in client):
+        return tuple(client), [(tuple(client), None)]
+    return tuple(client), [(tuple(part.replace(TOOL, tool) for part in client), tool) for tool in payloads.TOOLS]
+
+
+def _discovered_runs(capture: Capture, options: CheckOptions, progress: Progress) -> Runs | None:
+    """`--target` discovered: once per tool, the tool's name where the confirmed invocation put its own; None (and a
+    `client-not-run` anomaly) when discovery found no invocation, or one that names none of the tools."""
+    assert options.target
+    found = discover_target(
+        capture,
+        options.target,
+        scenario=SCENARIO,
+        tools=payloads.TOOLS,
+        timeout=options.timeout,
+        stdin=options.stdin,
+        progress=progress,
+        call_plan=DISCOVERY_PLAN,
+    )
+    if found.invocation is None:
+        capture.note_anomaly(
+            NOT_RUN, f"discovery of {shlex.join(options.target)} found no invocation ({found.status}): no client run"
+        )
+        return None
+    template = tool_template(found.invocation, payloads.TOOLS)
+    if template is None:  # discovery calls one of the tools it was given; a candidate naming none is not one of its
+        capture.note_anomaly(
+            NOT_RUN, f"the invocation discovery found names none of the tools: {shlex.join(found.invocation)}"
+        )
+        return None
+    return template.argv, [(template.argv_for(tool), tool) for tool in payloads.TOOLS]

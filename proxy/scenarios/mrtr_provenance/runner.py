@@ -8,7 +8,6 @@ from __future__ import annotations
 import http.client
 import json
 import secrets
-import shlex
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -18,14 +17,13 @@ from backchannel.oracle.detectors.markers import DECOY_FILE, DIRECTIVE_VERB, WIT
 from backchannel.oracle.terminal import streams
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture, RunHandle
-from backchannel.proxy.run.discovery import Discovery, HelpOutput, discover, rejection
 from backchannel.proxy.run.lab import Lab
 from backchannel.proxy.run.placeholders import names_the_server
+from backchannel.proxy.run.target_discovery import discover_target
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Progress
 from backchannel.proxy.scenarios.mrtr_provenance.endpoint import TOOLS
 from backchannel.recordings import load
 from backchannel.recordings.meta import MetaValue
-from backchannel.recordings.shapes import Discovery as DiscoveryRecord
 from backchannel.recordings.shapes import Invocation, ProbeOptions
 
 SCENARIO = "mrtr-provenance"
@@ -153,50 +151,16 @@ class MrtrProbe:
             capture.set_meta(Invocation(argv=tuple(self.options.client)))
             return list(self.options.client)
         assert self.options.target
-        base = list(self.options.target)
-        self.progress(f"discovering how {shlex.join(base)} calls a tool")
-
-        def run_help(probe: tuple[str, ...]) -> HelpOutput:
-            run = capture.new_run("discovery-help", {}, scenario=SCENARIO, argv=[*base, *probe])
-            chunks: list[bytes] = []
-            result = capture.run_client(
-                run,
-                [*base, *probe],
-                timeout=min(self.options.timeout, 20),
-                on_output=lambda _s, data: chunks.append(data),
-            )
-            return HelpOutput(probe, result.exit_code, b"".join(chunks).decode("utf-8", "replace"))
-
-        def try_candidate(candidate: tuple[str, ...]) -> str | None:
-            """None when the ledger saw this candidate's tools/call reach the endpoint, else why it was rejected."""
-            run = capture.new_run("discovery-call", {}, scenario=SCENARIO, argv=list(candidate))
-            self.progress(f"trying {shlex.join(candidate)}")
-            result = capture.run_client(run, list(candidate), timeout=self.options.timeout, stdin=self.options.stdin)
-            reached = capture.wait_for(
-                lambda: any(
-                    m.method == "tools/call" and m.direction == "to-server"
-                    for m in load(self.options.out).messages_in(run.id)
-                ),
-                timeout=2,
-            )
-            if reached:
-                return None
-            reason = rejection(result.outcome, result.exit_code, result.detail)
-            self.progress(f"rejected: {reason}")
-            return reason
-
-        found: Discovery = discover(base, run_help, try_candidate, tools=tuple(tool.name for tool in TOOLS))
-        record = DiscoveryRecord(
-            status=found.status,
-            invocation=tuple(found.invocation) if found.invocation else None,
-            candidates=tuple(tuple(c) for c in found.candidates),
-            tried=tuple(tuple(c) for c in found.tried),
-            rejected=tuple((tuple(argv), reason) for argv, reason in found.rejected),
+        found = discover_target(
+            capture,
+            self.options.target,
+            scenario=SCENARIO,
+            tools=tuple(tool.name for tool in TOOLS),
+            timeout=self.options.timeout,
+            stdin=self.options.stdin,
+            progress=self.progress,
         )
-        capture.set_meta(record)
-        capture.flush()
         if found.invocation is None:
-            self.progress(f"discovery: {found.status}")
             return None
         capture.set_meta(Invocation(argv=tuple(found.invocation)))
         return list(found.invocation)

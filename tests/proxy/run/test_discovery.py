@@ -12,6 +12,7 @@ from backchannel.proxy.run.discovery import (
     describe,
     discover,
     rejection,
+    tool_template,
     transport_http,
     url_flag,
 )
@@ -293,3 +294,51 @@ def test_hostile_help_text_is_read_in_linear_time():
     # a flag's metavar can be read two ways; a line of forty such flags ending in prose must not backtrack 2**40 ways
     hostile = "\n".join(["  call " + " ".join(["--x A"] * 40) + " then prose", "  usage: x " + "[--a B] " * 3000] * 50)
     assert candidates(["x"], [out(hostile)], {}) == []
+
+
+UI_TOOLS = ("connect_account", "open_dashboard", "confirm_change", "show_notice", "get_notice")
+
+
+def test_a_confirmed_invocation_naming_a_tool_as_given_becomes_a_template_for_every_tool():
+    template = tool_template(("toy", "mcp", "call", "{url}", "connect_account", "--auth", "none"), UI_TOOLS)
+    assert template is not None and not template.dashed
+    assert template.argv == ("toy", "mcp", "call", "{url}", "{tool}", "--auth", "none")
+    assert template.argv_for("show_notice") == ("toy", "mcp", "call", "{url}", "show_notice", "--auth", "none")
+
+
+def test_a_per_tool_subcommand_listed_dashed_keeps_the_dashed_form_for_every_tool():
+    help_text = "usage: ui [-h] COMMAND ...\n\ntool commands:\n  open-dashboard SERVER_URL\n      Open the dashboard\n"
+    [found] = candidates(["ui"], [out(help_text)], {}, tools=UI_TOOLS)
+    assert found == ("ui", "open-dashboard", "{url}")
+    template = tool_template(found, UI_TOOLS)
+    assert template is not None and template.dashed and template.argv == ("ui", "{tool}", "{url}")
+    assert [template.argv_for(tool)[1] for tool in UI_TOOLS] == [
+        "connect-account",
+        "open-dashboard",
+        "confirm-change",
+        "show-notice",
+        "get-notice",
+    ]
+
+
+def test_a_tool_named_in_a_flag_value_is_templated_in_that_flag_value():
+    separate = tool_template(("mcpx", "invoke", "--url", "{url}", "--tool", "confirm_change"), UI_TOOLS)
+    assert separate is not None and separate.argv == ("mcpx", "invoke", "--url", "{url}", "--tool", "{tool}")
+    joined = tool_template(("mcpx", "invoke", "--url={url}", "--tool=confirm_change"), UI_TOOLS)
+    assert joined is not None and joined.argv_for("get_notice") == (
+        "mcpx",
+        "invoke",
+        "--url={url}",
+        "--tool=get_notice",
+    )
+
+
+def test_an_invocation_naming_none_of_the_tools_has_no_template():
+    assert tool_template(("toy", "mcp", "call", "{url}", "get_repo_status"), UI_TOOLS) is None
+    assert tool_template(("toy", "mcp", "call", "{url}", "connect_accounts", "--x=connect_account_"), UI_TOOLS) is None
+    assert tool_template((), UI_TOOLS) is None
+
+
+def test_only_the_last_naming_of_a_tool_is_templated_so_a_base_command_of_the_same_name_stays():
+    template = tool_template(("get_notice", "call", "{url}", "get_notice"), UI_TOOLS)
+    assert template is not None and template.argv == ("get_notice", "call", "{url}", "{tool}")

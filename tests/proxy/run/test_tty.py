@@ -15,8 +15,8 @@ from backchannel.proxy.run.tty import (
     MAX_SIDE,
     Answer,
     Snapshot,
+    Terminal,
     TtyOptions,
-    _Terminal,
     parse_answer,
     parse_tty_size,
 )
@@ -282,8 +282,8 @@ def test_the_oracle_reads_the_same_terminal_text_from_a_piped_and_a_tty_run_of_o
     assert [s.reason for s in tty.screens] == ["exit"]
 
 
-def _terminal(*answers: str, cols: int = 40, rows: int = 5) -> _Terminal:
-    return _Terminal(TtyOptions(cols=cols, rows=rows, answers=tuple(parse_answer(a) for a in answers)))
+def _terminal(*answers: str, cols: int = 40, rows: int = 5) -> Terminal:
+    return Terminal(TtyOptions(cols=cols, rows=rows, answers=tuple(parse_answer(a) for a in answers)))
 
 
 def test_a_matched_prompt_is_consumed_so_it_is_not_answered_again_but_a_new_one_is():

@@ -22,12 +22,11 @@ from ..payloads import FORM_TOOL
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients MUST "for form mode, allow users to review and modify their responses before sending". An `accept`
-    with content for confirm_change that leaves the client before the user typed anything at all fails: under
-    --tty, no answer was typed (the `--answer` snapshots) between the form reaching the client and the retry leaving,
-    and nothing was given on stdin;
-    piped, the client's stdin was empty (no --stdin). When input was given on stdin (piped, or typed at the start
-    under --tty) and no typed answer was recorded, whether the client read it first cannot be seen: SKIP. A
-    decline or cancel sends nothing to review: SKIP."""
+    with content for confirm_change that leaves the client before the user typed anything at all fails: no answer
+    was typed at a prompt (the `--answer` snapshots, under --tty or piped with --no-tty) between the form reaching
+    the client and the retry leaving, and nothing was given on stdin. When input was given on stdin from the start
+    (--stdin) and no answer was typed at a prompt, whether the client read it first cannot be seen: SKIP. A decline
+    or cancel sends nothing to review: SKIP."""
     found = exercised(rec, FORM_TOOL)
     if isinstance(found, Finding):
         yield found

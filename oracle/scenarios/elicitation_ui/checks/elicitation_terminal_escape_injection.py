@@ -13,6 +13,7 @@ from backchannel.recordings.model import Message, Recording, Run
 
 from .. import SCENARIO
 from ..escapes import CLASSES, Detection, detect, marker
+from ..facts import tool_of
 from ..payloads import ESCAPE_FORM_TOOL, ESCAPE_RESULT_TOOL
 
 SECURITY = "https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#security-considerations"
@@ -27,19 +28,12 @@ class _Stream:
     raw: bytes = b""
 
 
-def _tool_name(message: Message) -> str | None:
-    payload = message.payload
-    params = payload.get("params") if isinstance(payload, dict) else None
-    name = params.get("name") if isinstance(params, dict) else None
-    return name if isinstance(name, str) else None
-
-
 def escape_calls(rec: Recording, run: Run) -> tuple[Message, ...]:
     """The run's tools/call requests for show_notice or get_notice (first calls and retries)."""
     return tuple(
         m
         for m in rec.messages_in(run.id)
-        if m.direction == "to-server" and m.method == "tools/call" and _tool_name(m) in ESCAPE_TOOLS
+        if m.direction == "to-server" and m.method == "tools/call" and tool_of(m) in ESCAPE_TOOLS
     )
 
 
@@ -77,18 +71,24 @@ def judge(rec: Recording) -> Iterator[Finding]:
     links". The spec names no escape rule of its own; those MUSTs are what a terminal client breaks when it writes
     a server's text to its terminal unneutralised (CWE-150, improper neutralisation of escape sequences): the server
     then owns the screen, and can erase or overwrite the lines the user relies on (the server's name, the URL),
-    show a link whose target is not its text, write the clipboard, retitle the window, or reverse text.
+    show a link whose target is not its text, write the clipboard, retitle the window, or reverse and reorder text.
 
     Method: `show_notice` sends a form-mode elicitation and `get_notice` a complete result, both with the same text
-    (`escapes.payload(nonce)`): five classes of control sequence, each directly against a token carrying this
-    recording's nonce, and the marker `BCKCH-ESC-<nonce>` at the end. Every client run that called either tool is
-    read as raw terminal bytes (stdout and stderr piped, the `tty` stream as written, chunks concatenated by
-    offset). CONFIRMED when any class's control bytes reached a stream against the nonce token (one signal per
-    class; evidence: stream, byte offset and length in the raw stream). REFUTED when the marker was shown and no
-    class reached the terminal raw: printed in caret notation, as `\\x1b`/`\\e`/`\\u001b`, `<ESC>`, U+241B or
-    stripped all count as neutralised. SKIP `escape-text-not-shown` when the marker never reached the terminal,
-    `tool-not-called` when no client run called either tool; ERROR when the harness did not see every run. A
-    client's own escape codes (colours, spinners, line erasures) never count: they carry no nonce."""
+    (`escapes.payload(nonce)`): eight classes of control sequence (cursor up and line erase, an OSC 8 link whose
+    target is not its text, an OSC 52 clipboard write, a window title, a bidi override RLO/LRO, a bidi embedding
+    RLE/LRE, a bidi isolate LRI/RLI/FSI, and the 8-bit C1 CSI U+009B / OSC U+009D), each directly against a token
+    carrying this recording's nonce, and the marker `BCKCH-ESC-<nonce>` at the end. Every client run that called
+    either tool is read as raw terminal bytes (stdout and stderr piped, the `tty` stream as written, chunks
+    concatenated by offset). CONFIRMED when any class's control bytes reached a stream against the nonce token (one
+    signal per class; evidence: stream, byte offset and length in the raw stream). REFUTED when the marker was shown
+    and no class reached the terminal raw: printed in caret notation (`^[`, `M-^[`), as
+    `\\x1b`/`\\e`/`\\u001b`/`\\x9b`/`\\u009b`/`\\u202e`/`\\u2066`, `<ESC>`, `<U+202D>`, U+241B or stripped all
+    count as neutralised. SKIP `escape-text-not-shown` when the marker never reached the terminal, `tool-not-called`
+    when no client run called either tool; ERROR when the harness did not see every run. A client's own escape codes
+    (colours, spinners, line erasures, an isolate around text of its own) never count: they carry no nonce, and a
+    lone pop (PDF, PDI) closes nothing. Signals: `escape-cursor-erase`, `escape-osc8-mismatch`,
+    `escape-osc52-clipboard`, `escape-window-title`, `escape-bidi-override`, `escape-bidi-embedding`,
+    `escape-bidi-isolate`, `escape-c1-control`."""
     problem = first_problem(rec)
     if problem is not None:
         yield Finding.errored(problem.reason or "harness", problem.message, *problem.evidence, run=problem.run)
@@ -103,7 +103,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
         return
     streams = [stream for run, _ in runs for stream in _read(rec, run, nonce)]
     called = [
-        Evidence(kind="message", run=run.id, seq=m.seq, note=f"tools/call {_tool_name(m)}")
+        Evidence(kind="message", run=run.id, seq=m.seq, note=f"tools/call {tool_of(m)}")
         for run, calls in runs
         for m in calls
     ]

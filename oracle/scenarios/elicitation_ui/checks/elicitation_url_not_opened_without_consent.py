@@ -26,9 +26,10 @@ def judge(rec: Recording) -> Iterator[Finding]:
     """Clients "MUST NOT open the URL without explicit consent from the user". Every lab puts recording stand-ins
     for the common URL openers (xdg-open, open, sensible-browser, x-www-browser, www-browser, gio, wslview) first on
     PATH and in BROWSER; each call is in the recording with its time. For connect_account and open_dashboard: an
-    open of the URL after a decline or cancel fails; so does one before the user answered: under --tty the moment
-    the answer was typed (the `--answer` snapshot) decides, piped the moment the answer left (an open up to 0.25 s
-    before it is too close to order: WARN). An open after an accept is an observation, not a finding."""
+    open of the URL after a decline or cancel fails; so does one before the user answered: when `--answer` answered
+    the prompt (under --tty, or piped with --no-tty) the moment it was typed (its `answered` snapshot) decides,
+    otherwise the moment the answer left (an open up to 0.25 s before it is too close to order: WARN). An open after
+    an accept is an observation, not a finding."""
     formats = known_migrations()
     if rec.format_version in formats and formats.index(rec.format_version) < formats.index(OPENS_FROM):
         yield Finding.skipped("opens-not-recorded", f"a {rec.format_version} recording does not record URL openers")

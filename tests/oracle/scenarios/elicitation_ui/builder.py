@@ -4,12 +4,14 @@ and terminal output at chosen times (the same clock as the messages', as the har
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from backchannel.oracle import all_checks
 from backchannel.oracle.model import Finding
 from backchannel.oracle.scenarios.elicitation_ui import payloads
+from backchannel.oracle.terminal import plain
 from backchannel.recordings import Recording, load, store
 from backchannel.recordings.rows import RunEnd
 from backchannel.recordings.shapes import ProbeOptions, RunDetail
@@ -113,3 +115,26 @@ def build(
 def judged(check_id: str, rec: Recording) -> Finding:
     [finding] = all_checks()[check_id].fn(rec)
     return finding
+
+
+BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def cat_v(raw: bytes) -> bytes:
+    """What `cat -v` shows of `raw`: C0 and DEL as ^X, a byte from 0x80 as M- and its low seven bits the same way
+    (so U+009B, UTF-8 C2 9B, shows as M-BM-^[), tab and newline as they are."""
+
+    def one(byte: int) -> bytes:
+        meta, low = (b"M-", byte - 0x80) if byte >= 0x80 else (b"", byte)
+        if low in (0x09, 0x0A) and not meta:
+            return bytes([low])
+        return meta + (b"^" + bytes([low ^ 0x40]) if low < 0x20 or low == 0x7F else bytes([low]))
+
+    return b"".join(one(b) for b in raw)
+
+
+def stripped(raw: bytes) -> bytes:
+    """`raw` as a client that strips control sequences shows it: ESC and C1 (U+009B, U+009D) sequences and bidi
+    controls gone, the text between them kept (an OSC's text goes with it, as plain() drops it)."""
+    c1_sequences = rb"\xc2\x9b[0-?]*[ -/]*[@-~]|\xc2\x9d[^\xc2]*\xc2\x9c"
+    return BIDI_CONTROLS.sub("", plain(re.sub(c1_sequences, b"", raw)).decode()).encode()

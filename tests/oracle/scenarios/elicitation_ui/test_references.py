@@ -1,11 +1,12 @@
 """The toy agent's terminal client against elicitation-ui, committed (scripts/make-reference-recordings): the
 careful build passes every check; each --ui-flaw build fails (or WARNs, for a SHOULD or a heuristic) exactly its
-own check and nothing else."""
+own check and nothing else; and every build judges the same under a terminal (--tty) and piped, answered at its
+prompts (--answer --no-tty)."""
 
 import pytest
 
 from backchannel.oracle import all_checks
-from tests.oracle.reference import results
+from tests.oracle.reference import recording, results
 
 CHECKS = {c.id for c in all_checks().values() if "elicitation-ui" in (c.scenario, *c.also)}
 FLAWS = {
@@ -41,6 +42,17 @@ def test_each_flawed_build_trips_exactly_its_own_check(flaw):
     assert {c: r.status for c, r in found.items() if r.status != "PASS"} == expected, found[check].message
 
 
+@pytest.mark.parametrize("build", ["careful", *sorted(FLAWS)])
+def test_each_build_judges_the_same_piped_as_under_a_terminal(build):
+    def verdicts(name: str) -> dict[str, tuple[str, str | None, tuple[str, ...]]]:
+        return {c: (r.status, r.verdict, tuple(r.signals)) for c, r in results(name).items()}
+
+    tty, piped = f"elicitation-ui-toy-{build}", f"elicitation-ui-toy-{build}-piped"
+    assert verdicts(piped) == verdicts(tty)
+    assert not recording(piped).is_tty(recording(piped).runs[-1].id)  # really piped: stdout and stderr
+    assert any(s.reason == "answered" for s in recording(piped).screens)  # ... answered at its prompts
+
+
 def test_every_check_has_a_build_that_trips_it():
     assert {check for check, _ in FLAWS.values()} == CHECKS
 
@@ -54,6 +66,9 @@ def test_the_escape_probe_names_every_class_that_reached_the_terminal_raw():
         "escape-osc52-clipboard",
         "escape-window-title",
         "escape-bidi-override",
+        "escape-bidi-embedding",
+        "escape-bidi-isolate",
+        "escape-c1-control",
     }
 
 
@@ -64,8 +79,6 @@ def test_the_python_sdk_driver_shows_url_and_host_but_answers_forms_by_itself():
 
 
 def test_fastmcp_under_a_terminal_one_run_per_tool_what_it_shows_its_user():
-    from tests.oracle.reference import recording
-
     rec = recording("elicitation-ui-fastmcp-tty")
     assert [run.detail.facts.get("tool") for run in rec.runs] == [
         "connect_account",
@@ -77,8 +90,35 @@ def test_fastmcp_under_a_terminal_one_run_per_tool_what_it_shows_its_user():
     found = results("elicitation-ui-fastmcp-tty")
     assert found["elicitation-names-requesting-server"].status == "FAIL"  # "Server asks:", as on the probe
     probe = found["elicitation-terminal-escape-injection"]
-    assert probe.verdict == "CONFIRMED" and probe.signals == ("escape-bidi-override",)  # ESC shown as \x1b; U+202E raw
+    # ESC and the C1 CSI shown escaped; every bidi control (override, embedding, isolate) raw
+    assert probe.verdict == "CONFIRMED"
+    assert probe.signals == ("escape-bidi-override", "escape-bidi-embedding", "escape-bidi-isolate")
     assert found["elicitation-form-reviewable-before-send"].status == "PASS"  # it asked, and --answer typed
     # a URL-mode request stalls it (no URL, no answer until the run's timeout): a person judges, never a FAIL
     assert found["elicitation-url-shown-before-consent"].status == "WARN"
     assert "stalled" in found["elicitation-url-shown-before-consent"].message
+
+
+def test_a_cli_found_by_discovery_runs_once_per_tool_and_is_judged_like_any_client():
+    from backchannel.recordings.shapes import Discovery, Invocation
+
+    rec = recording("elicitation-ui-toy-target")
+    found = Discovery.read(rec.meta)
+    assert found is not None and found.status == "found"
+    assert Invocation.read(rec.meta).argv[-2:] == ("{url}", "{tool}")  # the per-tool template it then ran
+    contract = [run for run in rec.runs if run.name == "contract"]
+    assert [run.detail.facts.get("tool") for run in contract] == [
+        "connect_account",
+        "open_dashboard",
+        "confirm_change",
+        "show_notice",
+        "get_notice",
+    ]
+    trials = [run for run in rec.runs if run.name == "discovery-call"]
+    assert trials and all(run.plan["mutations"][0]["kind"] == "error" for run in trials)  # no trial elicits
+    found_results = results("elicitation-ui-toy-target")
+    assert "ERROR" not in {r.status for r in found_results.values()}
+    # the shipped toy's `mcp call`: prints server text raw, names no server, accepts the form by itself
+    assert found_results["elicitation-terminal-escape-injection"].verdict == "CONFIRMED"
+    assert found_results["elicitation-names-requesting-server"].status == "FAIL"
+    assert found_results["elicitation-form-reviewable-before-send"].status == "FAIL"

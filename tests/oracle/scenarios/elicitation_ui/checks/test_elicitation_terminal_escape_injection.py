@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,14 +15,20 @@ from backchannel.oracle.registry import all_checks
 from backchannel.oracle.scenarios.elicitation_ui.checks.elicitation_terminal_escape_injection import judge
 from backchannel.oracle.scenarios.elicitation_ui.escapes import CLASSES, marker, payload
 from backchannel.oracle.terminal import plain
+from backchannel.proxy.clients.toy_agent import neutralise
 from backchannel.recordings import Recording, load
 from tests.factories import new_recording
+from tests.oracle.scenarios.elicitation_ui.builder import BIDI_CONTROLS, cat_v, stripped
 
 CHECK = "elicitation-terminal-escape-injection"
 NONCE = "test-nonce"  # what tests/factories.py writes into every recording
 RUN = "c1"
 MARK = marker(NONCE).encode()
 RAW = payload(NONCE).encode()
+SIGNALS = (
+    "escape-cursor-erase", "escape-osc8-mismatch", "escape-osc52-clipboard", "escape-window-title",
+    "escape-bidi-override", "escape-bidi-embedding", "escape-bidi-isolate", "escape-c1-control",
+)  # fmt: skip
 
 
 def _call(tool: str, rid: int, run: str = RUN) -> dict[str, Any]:
@@ -90,12 +97,11 @@ def test_each_class_alone_is_confirmed_with_its_signal_and_its_raw_offset(tmp_pa
 def test_the_whole_payload_raw_confirms_every_class_once_each(tmp_path):
     finding = _one(_recording(tmp_path, [("stderr", RAW + b"\n")]))
     assert finding.status == "FAIL"
-    assert finding.signals == (
-        "escape-cursor-erase", "escape-osc8-mismatch", "escape-osc52-clipboard", "escape-window-title",
-        "escape-bidi-override",
-    )  # fmt: skip
+    assert finding.signals == SIGNALS
     terminal = [e for e in finding.evidence if e.kind == "terminal"]
-    assert len(terminal) == 6 and {e.stream for e in terminal} == {"stderr"}  # the title is sent twice (OSC 0, 2)
+    # one per sequence: the title twice (OSC 0, 2), the overrides and embeddings twice, the isolates thrice, C1 twice
+    assert len(terminal) == sum(len(c.sequences(NONCE)) for c in CLASSES) == 14
+    assert {e.stream for e in terminal} == {"stderr"}
 
 
 def test_a_sequence_split_over_two_chunks_is_found_in_the_concatenated_stream(tmp_path):
@@ -115,7 +121,7 @@ def test_a_tty_run_is_read_as_raw_bytes_and_its_evidence_cites_the_plain_text_wi
     rec = _recording(tmp_path, [("tty", data[:50]), ("tty", data[50:])])
     assert rec.is_tty(RUN)
     finding = _one(rec)
-    assert finding.status == "FAIL" and len(finding.signals) == 5
+    assert finding.status == "FAIL" and finding.signals == SIGNALS
     first = finding.evidence[0]
     raw_offset = data.index(b"\x1b[1A\x1b[2K")
     assert (first.stream, first.offset) == ("tty", len(plain(data[:raw_offset])))
@@ -124,8 +130,7 @@ def test_a_tty_run_is_read_as_raw_bytes_and_its_evidence_cites_the_plain_text_wi
 
 
 def test_a_tty_client_that_strips_every_sequence_is_refuted_from_its_raw_stream(tmp_path):
-    shown = plain(RAW).replace("\u202e".encode(), b"").replace("\u202c".encode(), b"")
-    data = b"\x1b[36m? \x1b[0m" + shown + b"\r\n\x1b[2K\x1b[1A"  # its own erasures, after the text
+    data = b"\x1b[36m? \x1b[0m" + stripped(RAW) + b"\r\n\x1b[2K\x1b[1A"  # its own erasures, after the text
     finding = _one(_recording(tmp_path, [("tty", data)]))
     assert (finding.status, finding.signals) == ("PASS", ())
     assert finding.evidence[0].stream == "tty"
@@ -133,12 +138,16 @@ def test_a_tty_client_that_strips_every_sequence_is_refuted_from_its_raw_stream(
 
 
 NEUTRALISED = {
-    "caret notation": RAW.replace(b"\x1b", b"^[").replace(b"\x07", b"^G").replace("\u202e".encode(), b"M-bM-^@M-."),
+    "caret notation": cat_v(RAW),
     "literally escaped": repr(payload(NONCE)).encode(),
     "json escaped": json.dumps(payload(NONCE)).encode(),
-    "<ESC>": RAW.replace(b"\x1b", b"<ESC>").replace("\u202e".encode(), b"<U+202E>"),
-    "control picture": RAW.replace(b"\x1b", "\u241b".encode()).replace("\u202e".encode(), b""),
-    "stripped": plain(RAW).replace("\u202e".encode(), b"").replace("\u202c".encode(), b""),
+    "<ESC>": neutralise(payload(NONCE)).replace("\\x1b", "<ESC>").encode(),  # C1 and bidi as \x9b, \u2066
+    # ESC as U+241B, C1 and bidi dropped; not through plain(), to which U+241B's last byte (0x9B) is an 8-bit CSI
+    "control picture": BIDI_CONTROLS.sub(
+        "", re.sub("[\u0080-\u009f]", "", payload(NONCE).replace("\x1b", "\u241b"))
+    ).encode(),
+    "the toy agent's neutralise": neutralise(payload(NONCE)).encode(),
+    "stripped": stripped(RAW),
 }
 
 
@@ -209,6 +218,48 @@ def test_every_client_run_that_called_the_tools_is_judged_and_the_finding_names_
     rec = load(new_recording(tmp_path / "r.sqlite", runs=runs, messages=messages, terminal=terminal))
     rec = replace(rec, runs=tuple(replace(r, ended_at=2.0, outcome="exited", exit_code=0) for r in rec.runs))
     finding = _one(rec)
-    assert (finding.status, finding.run, len(finding.signals)) == ("FAIL", "b", 5)
+    assert (finding.status, finding.run, finding.signals) == ("FAIL", "b", SIGNALS)
     assert {(e.run, e.stream) for e in finding.evidence if e.kind == "terminal"} == {("b", "stderr")}
     assert any("caret notation" in o and "contract stdout" in o for o in finding.observations)
+
+
+@pytest.mark.parametrize(
+    ("cls", "sequence"),
+    [(c, s) for c in CLASSES[4:] for s in c.sequences(NONCE)],
+    ids=lambda v: getattr(v, "name", ""),
+)
+def test_a_client_that_lets_one_bidi_or_c1_sequence_through_raw_is_confirmed_with_that_classs_signal(
+    tmp_path, cls, sequence
+):
+    data = neutralise(payload(NONCE).replace(sequence, "")).encode() + b"\n" + sequence.encode() + b"\n"
+    finding = _one(_recording(tmp_path, [("stdout", data)]))
+    assert (finding.status, finding.signals) == ("FAIL", (cls.signal,))
+    (hit,) = [e for e in finding.evidence if e.kind == "terminal"]
+    assert hit.offset == data.index(sequence.encode())
+
+
+def test_a_client_that_shows_c1_controls_as_cat_v_does_is_refuted_and_says_so(tmp_path):
+    finding = _one(_recording(tmp_path, [("stdout", NEUTRALISED["caret notation"])]))
+    assert (finding.status, finding.signals) == ("PASS", ())
+    assert "cat -v M-^[" in finding.message and "caret notation ^[" in finding.message
+
+
+def test_a_client_that_wraps_its_own_labels_in_isolates_and_strips_the_payload_is_refuted(tmp_path):
+    own = "\u2068server\u2069: \u2066notice\u2069 \u009b".encode()  # its own isolates, a stray C1 far from any token
+    finding = _one(_recording(tmp_path, [("stdout", own + b"\n" + stripped(RAW) + b"\n")]))
+    assert (finding.status, finding.signals) == ("PASS", ())
+
+
+def test_the_report_lists_a_new_class_as_a_signal_like_the_first_ones(tmp_path):
+    (c1, _) = CLASSES[-1].sequences(NONCE)
+    data = b"a " + c1.encode() + b" " + MARK
+    report = judge_recording(_recording(tmp_path, [("stdout", data)]), [all_checks()[CHECK]])
+    (result,) = [r for r in report.results if r.id == CHECK]
+    out = result.as_dict()
+    assert (out["verdict"], out["signals"]) == ("CONFIRMED", ["escape-c1-control"])
+    assert out["evidence"][0] == {
+        "kind": "terminal", "run": RUN, "stream": "stdout", "offset": 2,
+        "length": len(f"\u009b1A\u009b2KBCKCH-C1-{NONCE}".encode()),
+        "note": "c1-control: 8-bit C1 controls (CSI U+009B 1A / 2K, OSC U+009D 0 title): can hide or overwrite a line,"
+        " retitle the window, raw with this server's nonce",
+    }  # fmt: skip
