@@ -9,23 +9,17 @@ chunking) is recomputed, because the id swap may change a body's length.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
-import socket
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-import uvicorn
-
+from backchannel.proxy.endpoint.serving import STOP_TIMEOUT_S, LoopbackServer, serve_loopback
 from backchannel.proxy.replay.live_id import sse_with_live_id, with_live_id
 from backchannel.proxy.replay.matchers import RequestView
 from backchannel.proxy.replay.script import BODILESS, Ledger, Miss, Served
 
-STARTUP_TIMEOUT_S = 10.0
-STOP_TIMEOUT_S = 5.0
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 NO_MATCH = -32600  # invalid request: the replay has nothing recorded for it
 AnomalySink = Callable[[str, str, str], None]  # (run id, kind, detail)
@@ -138,38 +132,21 @@ async def _head(send: Send, status: int, headers: tuple[tuple[str, str], ...], l
     await send({"type": "http.response.start", "status": status, "headers": raw})
 
 
-class _Server(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.ready = threading.Event()
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets=sockets)
-        self.ready.set()
-
-
 class RunningReplay:
     """A replay serving in the background; stop it with `stop()` or by leaving the `with` block."""
 
-    def __init__(self, app: ReplayApp, server: _Server, thread: threading.Thread, port: int) -> None:
+    def __init__(self, app: ReplayApp, server: LoopbackServer) -> None:
         self.app = app
         self._server = server
-        self._thread = thread
-        self.port = port
-        self.base_url = f"http://127.0.0.1:{port}"
+        self.port = server.port
+        self.base_url = f"http://127.0.0.1:{server.port}"
         self.url = f"{self.base_url}/mcp"
 
     def run_url(self, run_id: str) -> str:
         return f"{self.base_url}/r/{run_id}/mcp"
 
     def stop(self, timeout: float = STOP_TIMEOUT_S) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout / 2)
-        if self._thread.is_alive():  # a stream mid-wait would keep a graceful shutdown waiting
-            self._server.force_exit = True
-            self._thread.join(timeout / 2)
-        if self._thread.is_alive():
-            raise TimeoutError(f"replay on port {self.port} did not stop within {timeout} s")
+        self._server.stop(timeout)
 
     def __enter__(self) -> RunningReplay:
         return self
@@ -187,48 +164,7 @@ def start_replay(app: ReplayApp, host: str = "127.0.0.1", port: int = 0) -> Runn
         ValueError: `host` is not an IPv4 loopback address.
         OSError: the port is taken.
         TimeoutError: it did not start within STARTUP_TIMEOUT_S.
+        RuntimeError: its thread ended during startup.
     """
-    try:
-        loopback = ipaddress.IPv4Address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback:
-        raise ValueError(f"the replay binds IPv4 loopback only (e.g. 127.0.0.1), not {host!r}")
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP proto: see endpoint/server.py
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.bind((host, port))
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    bound: int = sock.getsockname()[1]
-    config = uvicorn.Config(
-        app,
-        loop="asyncio",
-        http="h11",
-        lifespan="off",
-        log_config=None,
-        log_level="warning",
-        access_log=False,
-        server_header=False,
-        date_header=False,
-        timeout_graceful_shutdown=1,
-    )
-    server = _Server(config)
-    thread = threading.Thread(target=_serve, args=(server, sock), name=f"backchannel-replay-{bound}", daemon=True)
-    thread.start()
-    if not server.ready.wait(STARTUP_TIMEOUT_S) or not server.started:
-        server.should_exit = True
-        thread.join(STOP_TIMEOUT_S)
-        raise TimeoutError(f"replay on port {bound} did not start within {STARTUP_TIMEOUT_S} s")
-    return RunningReplay(app, server, thread, bound)
-
-
-def _serve(server: _Server, sock: socket.socket) -> None:
-    try:
-        server.run(sockets=[sock])
-    finally:
-        sock.close()
-        server.ready.set()  # wakes start_replay even when startup failed
+    # no Date header: a replayed answer carries the recording's headers, not today's
+    return RunningReplay(app, serve_loopback(app, host, port, what="replay", date_header=False))
