@@ -27,11 +27,13 @@ TTY = "tty"
 
 # CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), DCS/SOS/PM/APC strings, charset designations, other ESC pairs,
 # and the 8-bit CSI and OSC as a UTF-8 terminal receives them (U+009B, U+009D: C2 9B, C2 9D); what is left is the
-# text the client drew. A lone 0x9B byte is never a CSI here: in UTF-8 it is the last byte of a character (ě, ␛)
+# text the client drew. A lone 0x9B byte is never a CSI here: in UTF-8 it is the last byte of a character (ě, ␛).
+# An 8-bit OSC left open ends at the line's end: few terminals act on it at all (xterm does not reprocess C1 decoded
+# from UTF-8), so a cut one must not hide every later line (a URL shown after it) from the checks
 _ESCAPE = re.compile(
     rb"\x1b\[[0-?]*[ -/]*[@-~]"
     rb"|\xc2\x9b[0-?]*[ -/]*[@-~]"
-    rb"|\xc2\x9d(?:[^\x07\x1b\xc2]|\xc2[^\x9c])*(?:\x07|\x1b\\|\xc2\x9c)?"
+    rb"|\xc2\x9d(?:[^\x07\x1b\xc2\n]|\xc2[^\x9c])*(?:\x07|\x1b\\|\xc2\x9c)?"
     rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
     rb"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
     rb"|\x1b[()*+][0-9A-Za-z]"

@@ -4,26 +4,33 @@ with the client on pipes.
 Piping every answer on stdin at once lets a client read an answer before it has shown its question: the recording
 then cannot say the user saw the URL before consenting, and a form answered from stdin cannot be told from an
 auto-accept. Here an answer is written only when its prompt has been read: the client's output (stdout and stderr,
-in the order read) is rendered on a virtual screen (proxy/run/tty.py's `Terminal`, a line feed starting a new line
-as on a pipe) and matched exactly as under `--tty`; the screen it answered is an `answered` snapshot (a `screens`
-row), taken before the answer is written. In the answer's TEXT, `\n` (Enter) is a line feed here, since a pipe has no
-terminal to turn a carriage return into one.
+each chunk after it was recorded, in the order the two readers hand them over) is rendered on a virtual screen
+(proxy/run/tty.py's `Terminal`, a line feed starting a new line as on a pipe) and matched exactly as under `--tty`;
+the screen it answered is an `answered` snapshot (a `screens` row), taken before the answer is written. Two prompts
+read at once are both answered, in order. In the answer's TEXT, `\n` (Enter) is a line feed here, since a pipe has
+no terminal to turn a carriage return into one.
 
 Stdin stays open until the client exits, as a terminal's would (`--stdin` bytes, if any, are written first, with no
 end of input after them): a client that waits for end of input before prompting waits until the run's timeout.
-Writing never blocks reading: a client that does not read its stdin only leaves the answers unread.
+
+One thread of its own renders, matches and writes, so the readers of the client's output only hand chunks over:
+a client printing fast is read as fast as piped without answers (what the screen has not caught up with is
+bounded, RENDER_BACKLOG), and writing never blocks (a client that does not read its stdin only leaves the answers
+unwritten). Closing stops the thread within WRITE_WAIT, whatever holds the other end of the pipe.
 """
 
 from __future__ import annotations
 
-import queue
+import os
+import select
 import threading
 from collections.abc import Callable
 from typing import IO
 
-from backchannel.proxy.run.tty import MAX_SNAPSHOTS, Snapshot, Terminal, TtyOptions
+from backchannel.proxy.run.tty import RENDER_BACKLOG, Snapshot, Terminal, TtyOptions
 
-_CLOSE = b""  # queued last: the writer closes the pipe
+WRITE_WAIT = 0.1  # seconds between tries of an answer the client's stdin does not take yet
+CLOSE_WAIT = 5.0  # seconds close() waits for the thread, at most (it ends within WRITE_WAIT of being told)
 
 
 class PipedPrompts:
@@ -36,42 +43,68 @@ class PipedPrompts:
         on_snapshot: Callable[[Snapshot], None] | None = None,
         preamble: bytes | None = None,
     ) -> None:
-        self.terminal = Terminal(options, newline=True)
+        self.terminal = Terminal(options, newline=True)  # touched by the prompter thread only
         self.on_snapshot = on_snapshot
-        self._lock = threading.Lock()  # stdout and stderr are read by two threads; the screen sees one order
-        self._pending: queue.SimpleQueue[bytes] = queue.SimpleQueue()
-        self._writer = threading.Thread(target=self._write, args=(stdin,), name="piped-answers", daemon=True)
-        if preamble:
-            self._pending.put(preamble)
-        self._writer.start()
+        self._pipe = stdin
+        self._fd = stdin.fileno()
+        os.set_blocking(self._fd, False)
+        self._changed = threading.Condition()
+        self._incoming = bytearray()  # handed over by the readers, not yet on the screen (at most RENDER_BACKLOG)
+        self._closing = False
+        self._to_write = bytearray(preamble or b"")  # the prompter thread's own
+        self._thread = threading.Thread(target=self._prompter, name="piped-answers", daemon=True)
+        self._thread.start()
 
     def output(self, chunk: bytes) -> None:
-        """Take one chunk the client wrote; answer the first prompt it completes, if any."""
-        with self._lock:
-            self.terminal.feed(chunk)
-            found = self.terminal.match()
-            if found is None:
-                return
-            answer, row, col = found
-            if self.on_snapshot is not None and self.terminal.snapshots < MAX_SNAPSHOTS:
-                self.on_snapshot(self.terminal.snapshot("answered", answer))
-            self.terminal.consume(row, col)
-            self._pending.put(answer.text.replace("\r", "\n").encode("utf-8"))
+        """Hand over one chunk the client wrote (already recorded); never blocks on the screen or the client."""
+        with self._changed:
+            self._incoming += chunk
+            if len(self._incoming) > RENDER_BACKLOG:
+                self.terminal.dropped += len(self._incoming) - RENDER_BACKLOG
+                del self._incoming[: len(self._incoming) - RENDER_BACKLOG]
+            self._changed.notify()
 
-    def close(self, timeout: float = 5.0) -> None:
-        """Stop writing and close the client's stdin (after the client exited: nothing more will be answered)."""
-        self._pending.put(_CLOSE)
-        self._writer.join(timeout)
-
-    def _write(self, pipe: IO[bytes]) -> None:
+    def close(self) -> None:
+        """Stop answering and close the client's stdin (once the client has exited: nothing more will be asked)."""
+        with self._changed:
+            self._closing = True
+            self._changed.notify()
+        self._thread.join(CLOSE_WAIT)
         try:
-            while (data := self._pending.get()) != _CLOSE:
-                pipe.write(data)
-                pipe.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            pass  # the client closed its stdin or exited: what is left stays unanswered
-        finally:
-            try:
-                pipe.close()
-            except (OSError, ValueError):
-                pass
+            self._pipe.close()
+        except (OSError, ValueError):
+            pass
+
+    def _prompter(self) -> None:
+        while True:
+            with self._changed:
+                if not self._incoming and not self._closing:
+                    self._changed.wait(WRITE_WAIT if self._to_write else None)
+                data = bytes(self._incoming)
+                self._incoming.clear()
+                closing = self._closing
+            if data:
+                self.terminal.feed(data)
+                for answer in self.terminal.answer_all(self._snapshot):
+                    self._to_write += answer.text.replace("\r", "\n").encode("utf-8")
+            if self._to_write:
+                self._write()
+            if closing:
+                return
+
+    def _snapshot(self, taken: Snapshot) -> None:
+        if self.on_snapshot is not None:
+            self.on_snapshot(taken)
+
+    def _write(self) -> None:
+        """Write what the client's stdin takes now; the rest waits for the next turn. A closed stdin takes nothing
+        more, ever: what is left is dropped."""
+        try:
+            _, writable, _ = select.select([], [self._fd], [], 0)
+            if writable:
+                written = os.write(self._fd, self._to_write[:65536])
+                del self._to_write[:written]
+        except BlockingIOError:
+            pass
+        except (OSError, ValueError):  # the client closed its stdin or exited
+            self._to_write.clear()

@@ -15,8 +15,10 @@ Answers are expect-style (pexpect): after every chunk the screen is searched for
 right-stripped, joined with `\n`, `re.MULTILINE`; the cursor's row keeps its spaces up to the cursor, so `Name\? `
 matches a prompt waiting after its space), skipping what earlier answers consumed; the earliest match wins (ties:
 the first answer given). Its text is typed and the screen up to the match's end is consumed, so the same prompt is
-never answered twice; text drawn below or after it is searched again. A full clear of the screen resets what is
-consumed (a redrawn prompt is a new prompt). At most MAX_TYPED answers are typed per run.
+never answered twice; text drawn below or after it is searched again at once (two prompts in one chunk are both
+answered, in order). A full clear of the screen resets what is consumed (a redrawn prompt is a new prompt). At most
+MAX_TYPED answers are typed per run. A control sequence pyte cannot apply (`ESC[1;2A`, a hostile server's text
+passed on) is skipped on the screen, never an error; the raw stream has it.
 
 Rendering is lazy and bounded: the screen is brought up to date only when it is needed (after each chunk when
 answers are given, else at each snapshot), from at most the last RENDER_BACKLOG bytes written since it was last
@@ -58,6 +60,7 @@ DRAIN_TAIL = 0.1  # ... and how long a pause in it ends the wait (a process it l
 READ_SIZE = 65536
 RENDER_BACKLOG = 64 * 1024  # bytes kept for the screen between two renders; older ones are never rendered
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
+_CONTROL = re.compile(rb"(?:\x1b\[|\xc2\x9b)[0-?]*[ -/]*[@-~]")  # a whole CSI, 7- or 8-bit: fed to pyte alone
 _ESCAPES = {"n": "\r", "e": "\x1b", "t": "\t", "\\": "\\"}  # \n is Enter: a terminal sends CR for it
 
 Reason = Literal["waiting", "answered", "exit", "timeout"]
@@ -168,12 +171,23 @@ def unescape(text: str) -> str:
 
 
 class _Screen(pyte.Screen):
-    """A pyte screen that counts the rows scrolled off its top and the full clears (for what answers consumed)."""
+    """A pyte screen that counts the rows scrolled off its top and the full clears (for what answers consumed).
 
-    def __init__(self, cols: int, rows: int) -> None:
+    `newline`: a line feed also returns to the first column (LNM), kept through a reset (`ESC c`), which would
+    otherwise restore pyte's default modes."""
+
+    def __init__(self, cols: int, rows: int, *, newline: bool = False) -> None:
+        self.newline = newline  # before super().__init__, which resets the screen
         super().__init__(cols, rows)
+        if newline:  # pyte's __init__ sets its default modes again after its reset
+            self.set_mode(pyte.modes.LNM)
         self.scrolled = 0
         self.clears = 0
+
+    def reset(self) -> None:
+        super().reset()
+        if self.newline:
+            self.set_mode(pyte.modes.LNM)
 
     def index(self) -> None:
         top, bottom = self.margins or (0, self.lines - 1)
@@ -200,15 +214,14 @@ class Terminal:
 
     def __init__(self, options: TtyOptions, *, newline: bool = False) -> None:
         self.options = options
-        self.screen = _Screen(options.cols, options.rows)
-        if newline:
-            self.screen.set_mode(pyte.modes.LNM)
+        self.screen = _Screen(options.cols, options.rows, newline=newline)
         self.stream = pyte.ByteStream(self.screen)
         self.consumed = (0, 0, 0)  # (absolute row = scrolled + row, col, clears) up to which answers matched
         self.snapshots = 0
         self.typed = 0
         self.pending = bytearray()  # written, not yet rendered: pyte costs about 4 µs a byte
         self.dropped = 0  # bytes never rendered (see RENDER_BACKLOG)
+        self.faults = 0  # control sequences pyte could not apply (skipped: see _feed)
 
     def feed(self, chunk: bytes) -> None:
         """Take what the client wrote; it is rendered when the screen is next needed (a match, a snapshot)."""
@@ -220,8 +233,31 @@ class Terminal:
 
     def render(self) -> None:
         if self.pending:
-            self.stream.feed(bytes(self.pending))
+            data = bytes(self.pending)
             self.pending.clear()
+            self._feed(data)
+
+    def _feed(self, data: bytes) -> None:
+        """Feed pyte one piece at a time, each control sequence alone.
+
+        pyte raises on sequences a client (or a server's text it passes on) can write: a parameter more than it
+        expects (`ESC[1;2A`), a private marker where it takes none (`ESC[?L`). The raw stream keeps every byte
+        anyway; here such a sequence is skipped, and the text after it still reaches the screen, so a prompt
+        drawn after it is still found."""
+        start = 0
+        for found in _CONTROL.finditer(data):
+            if found.start() > start:
+                self._apply(data[start : found.start()])
+            self._apply(found.group())
+            start = found.end()
+        if start < len(data):
+            self._apply(data[start:])
+
+    def _apply(self, piece: bytes) -> None:
+        try:
+            self.stream.feed(piece)
+        except Exception:  # noqa: BLE001 - pyte's own errors on hostile input: the screen skips the sequence
+            self.faults += 1
 
     def lines(self) -> tuple[str, ...]:
         return tuple(line.rstrip() for line in self.screen.display)
@@ -271,6 +307,18 @@ class Terminal:
         end_row = text.count("\n", 0, end)
         end_col = end - (text.rfind("\n", 0, end) + 1)
         return best[1], end_row, end_col
+
+    def answer_all(self, emit: Callable[[Snapshot], None]) -> list[Answer]:
+        """Every answer the screen now asks for, in order: each match is snapshotted (`answered`, at most
+        MAX_SNAPSHOTS) and consumed before the next is looked for."""
+        answers = []
+        while (found := self.match()) is not None:
+            answer, row, col = found
+            if self.snapshots < MAX_SNAPSHOTS:
+                emit(self.snapshot("answered", answer))
+            self.consume(row, col)
+            answers.append(answer)
+        return answers
 
     def consume(self, row: int, col: int) -> None:
         self.consumed = (self.screen.scrolled + row, col, self.screen.clears)
@@ -401,12 +449,7 @@ def _watch(
                 eof = True
             elif chunk:
                 last_output, quiet_taken = time.monotonic(), False
-                found = term.match()
-                if found is not None:
-                    answer, row, col = found
-                    if term.snapshots < MAX_SNAPSHOTS:
-                        emit(term.snapshot("answered", answer))
-                    term.consume(row, col)
+                for answer in term.answer_all(emit):  # two prompts in one chunk: both answered, in order
                     typed += answer.text.encode("utf-8")
         elif not ready and not writable and not quiet_taken and time.monotonic() - last_output >= options.quiet:
             quiet_taken = True

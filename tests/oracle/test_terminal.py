@@ -27,6 +27,11 @@ def test_plain_text_drops_the_8_bit_csi_and_osc_a_utf8_terminal_receives():
     assert plain(raw) == b"abcd"
 
 
+def test_an_8_bit_osc_left_open_ends_at_the_line_so_later_lines_stay_readable():
+    raw = "notice: \u009d0;cut title\r\nOpen this URL: https://example.com/x\r\n".encode()
+    assert plain(raw) == b"notice: \nOpen this URL: https://example.com/x\n"
+
+
 def test_plain_text_keeps_characters_whose_utf8_form_holds_the_byte_0x9b():
     text = "ěšč ␛[2K Ě[1A https://example.com/ě"  # ě is C4 9B, ␛ E2 90 9B: neither is a CSI
     assert plain(text.encode()) == text.encode()

@@ -154,3 +154,69 @@ def test_no_tty_with_answers_answers_on_pipes_and_alone_changes_nothing():
     assert tty_options(None, None, [r"Go\?=>y\n"]) == TtyOptions(answers=(parse_answer(r"Go\?=>y\n"),))  # as before
     with pytest.raises(ValueError, match="--no-tty"):
         tty_options(False, "80x24", None)
+
+
+def test_a_control_sequence_pyte_cannot_apply_loses_neither_output_nor_the_prompt_after_it():
+    code = (
+        "import sys\n"
+        "sys.stdout.write('notice: \\x1b[1;2A moved \\x1b[?L \\x1b[5;1P\\n'); sys.stdout.flush()\n"
+        "for i in range(3000): print('line', i, 'x' * 60)\n"
+        "sys.stdout.write('Name? '); sys.stdout.flush()\n"
+        "print('got', sys.stdin.readline().strip(), flush=True)\n"
+    )
+    result, chunks, shots = _run(code, _piped(r"Name\? =>bob\n"))
+    assert result.outcome == "exited" and "got bob" in _out(chunks)
+    assert _out(chunks).count("\n") == 3002  # every line recorded
+
+
+def test_two_prompts_read_at_once_are_both_answered_in_order_though_a_pipe_echoes_nothing():
+    code = (
+        "import sys\n"
+        "sys.stdout.write('Name?\\nColour? '); sys.stdout.flush()\n"
+        "a = sys.stdin.readline(); b = sys.stdin.readline(); print('got', a.strip(), b.strip(), flush=True)\n"
+    )
+    # a row above the cursor is matched right-stripped (as under --tty): `Name\?`, not `Name\? `
+    result, chunks, shots = _run(code, _piped(r"Name\?=>bob\n", r"Colour\? =>red\n"))
+    assert result.outcome == "exited" and "got bob red" in _out(chunks)
+    assert [s.answer_text for s in shots] == ["bob\r", "red\r"]
+
+
+def test_a_terminal_reset_keeps_line_feeds_starting_new_lines_on_the_virtual_screen():
+    code = (
+        "import sys\n"
+        "sys.stdout.write('\\x1bcbanner\\nContinue? '); sys.stdout.flush()\n"
+        "print('got', sys.stdin.readline().strip(), flush=True)\n"
+    )
+    result, chunks, shots = _run(code, _piped(r"^Continue\? =>y\n"))
+    assert result.outcome == "exited" and "got y" in _out(chunks)
+    assert shots[0].lines[:2] == ("banner", "Continue?")
+
+
+def test_a_client_printing_megabytes_before_its_prompt_is_read_as_fast_as_piped_and_still_answered():
+    code = (
+        "import sys\n"
+        "line = 'x' * 79 + '\\n'\n"
+        "sys.stdout.write(line * 250_000); sys.stdout.flush()\n"  # 20 MB
+        "sys.stdout.write('Name? '); sys.stdout.flush()\n"
+        "print('got', sys.stdin.readline().strip(), flush=True)\n"
+    )
+    began = time.monotonic()
+    result, chunks, shots = _run(code, _piped(r"Name\? =>bob\n"), timeout=60)
+    assert result.outcome == "exited" and _out(chunks).endswith("got bob\n")
+    assert time.monotonic() - began < 15  # rendering 20 MB at pyte's 4 µs a byte would take 80 s
+
+
+def test_closing_returns_promptly_even_when_something_else_holds_the_clients_stdin_and_never_reads(tmp_path):
+    import os
+    import threading
+
+    from backchannel.proxy.run.prompts import PipedPrompts
+
+    read_end, write_end = os.pipe()  # nobody reads read_end: the pipe fills and stays full
+    prompts = PipedPrompts(_piped(r"Name\? =>" + "x" * 300_000 + r"\n"), os.fdopen(write_end, "wb"))
+    prompts.output(b"Name? ")
+    began = time.monotonic()
+    prompts.close()
+    assert time.monotonic() - began < 2
+    assert not [t for t in threading.enumerate() if t.name == "piped-answers"]
+    os.close(read_end)

@@ -376,3 +376,22 @@ def test_a_client_printing_megabytes_keeps_every_byte_and_its_exit_screen_shows_
     assert [s.reason for s in shots] == ["exit"]
     assert shots[0].lines[-2] == "line 39999: the quick brown fox jumps over the lazy dog"
     assert result.seconds < 20, f"took {result.seconds:.1f} s"
+
+
+def test_sequences_pyte_cannot_apply_are_skipped_and_the_text_after_them_still_reaches_the_screen():
+    term = _terminal(r"Name\? =>bob\n")
+    term.feed(b"a\x1b[1;2Ab \x1b[?L\x1b[2;3C\x1b[5;1Pc\r\nName? ")
+    assert term.match() is not None
+    assert term.lines()[0].replace(" ", "") == "abc" and term.faults >= 3
+
+
+@pytest.mark.live
+def test_a_client_writing_sequences_pyte_cannot_apply_is_still_answered_under_a_terminal():
+    code = """
+        import sys
+        sys.stdout.write("notice: \\x1b[1;2A moved \\x1b[?L\\n"); sys.stdout.flush()
+        print("got", input("Name? "))
+    """
+    result, raw, shots, _ = _run(code, TtyOptions(answers=(parse_answer(r"Name\? =>bob\n"),)))
+    assert result.outcome == "exited" and b"got bob" in raw
+    assert [s.reason for s in shots][:1] == ["answered"]
