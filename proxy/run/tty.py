@@ -58,6 +58,7 @@ MAX_SIDE = 1000  # rows or columns: a terminal larger than this is refused
 DRAIN_SECONDS = 2.0  # after the client exits: how long its last output may take to arrive, at most
 DRAIN_TAIL = 0.1  # ... and how long a pause in it ends the wait (a process it left may hold the terminal open)
 READ_SIZE = 65536
+MATCH_EVERY = 1.0  # seconds: a client writing without a pause has its screen matched at least this often
 RENDER_BACKLOG = 64 * 1024  # bytes kept for the screen between two renders; older ones are never rendered
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
 _CONTROL = re.compile(rb"(?:\x1b\[|\xc2\x9b)[0-?]*[ -/]*[@-~]")  # a whole CSI, 7- or 8-bit: fed to pyte alone
@@ -424,6 +425,7 @@ def _watch(
     quiet_taken = False  # a waiting snapshot was taken since the last output
     eof = False
     typed = bytearray(stdin or b"")  # what is still to be typed, written as the terminal takes it
+    matched_at = time.monotonic()  # when the screen was last matched against the answers
 
     def emit(snapshot: Snapshot) -> None:
         if on_snapshot is not None:
@@ -449,8 +451,13 @@ def _watch(
                 eof = True
             elif chunk:
                 last_output, quiet_taken = time.monotonic(), False
-                for answer in term.answer_all(emit):  # two prompts in one chunk: both answered, in order
-                    typed += answer.text.encode("utf-8")
+                # mid-burst the screen waits (rendering costs about 4 µs a byte): it is matched when the output
+                # pauses, and at least every MATCH_EVERY seconds of a client that never pauses
+                now = time.monotonic()
+                if now - matched_at >= MATCH_EVERY or not select.select([fd], [], [], 0)[0]:
+                    matched_at = now
+                    for answer in term.answer_all(emit):  # two prompts in one chunk: both answered, in order
+                        typed += answer.text.encode("utf-8")
         elif not ready and not writable and not quiet_taken and time.monotonic() - last_output >= options.quiet:
             quiet_taken = True
             if term.snapshots < MAX_SNAPSHOTS:

@@ -395,3 +395,15 @@ def test_a_client_writing_sequences_pyte_cannot_apply_is_still_answered_under_a_
     result, raw, shots, _ = _run(code, TtyOptions(answers=(parse_answer(r"Name\? =>bob\n"),)))
     assert result.outcome == "exited" and b"got bob" in raw
     assert [s.reason for s in shots][:1] == ["answered"]
+
+
+@pytest.mark.live
+def test_a_client_printing_megabytes_before_its_prompt_is_still_answered_without_rendering_every_byte():
+    code = """
+        import sys
+        sys.stdout.write(("x" * 79 + "\\n") * 250_000); sys.stdout.flush()
+        print("got", input("Name? "))
+    """
+    result, raw, shots, _ = _run(code, TtyOptions(answers=(parse_answer(r"Name\? =>bob\n"),)), timeout=60)
+    assert result.outcome == "exited" and b"got bob" in raw[-200:]
+    assert len(raw) > 20_000_000  # every byte recorded; the screen is matched when the output pauses
