@@ -133,12 +133,20 @@ def _connect(uri: str, limits: ReadLimits) -> sqlite3.Connection:
 
 
 @contextmanager
-def open_untrusted(path: Path, limits: ReadLimits = DEFAULT_LIMITS) -> Iterator[sqlite3.Connection]:
+def open_untrusted(
+    path: Path, limits: ReadLimits = DEFAULT_LIMITS, *, live: bool = False
+) -> Iterator[sqlite3.Connection]:
     """A read-only connection that writes nothing beside `path` (no -wal, no -shm, no journal).
 
     A finished recording opens `immutable=1`. One with rows still in a `-wal` beside it (a writer died) is copied,
     with its WAL, to a private temp folder and read there, so its committed rows are seen and the original is
     never touched.
+
+    `live`: the recording this process is writing right now (a capture reading its own file): read in place, through
+    SQLite, beside the writer (its -wal and -shm exist). Never copied: a copy opens and closes the file outside
+    SQLite, and closing any descriptor of a file drops every POSIX lock this process holds on it, the writer's
+    included; mitmdump's connection, closing later, would then take itself for the last one, fold the WAL in and
+    delete it under the writer, and every row written after that would be lost.
     """
     if not path.exists():
         raise RecordingError(f"{path}: no such recording; check the path")
@@ -147,7 +155,9 @@ def open_untrusted(path: Path, limits: ReadLimits = DEFAULT_LIMITS) -> Iterator[
     wal = path.with_name(path.name + "-wal")
     with ExitStack() as cleanup:
         source = path
-        if wal.is_file() and wal.stat().st_size > 0:
+        if live:
+            uri = source.resolve().as_uri() + "?mode=ro"
+        elif wal.is_file() and wal.stat().st_size > 0:
             # a private folder only when needed: making and removing one costs more than reading a small recording
             private = cleanup.enter_context(tempfile.TemporaryDirectory(prefix="backchannel-read-"))
             source = Path(private) / "copy.sqlite"

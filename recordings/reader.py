@@ -228,12 +228,15 @@ def _open(r: sqlite3.Row) -> UrlOpen:
     )
 
 
-def load(path: str | Path, limits: ReadLimits = DEFAULT_LIMITS) -> Recording:
-    """Read a whole recording that may come from anyone; never writes to it or beside it, never upgrades it."""
+def load(path: str | Path, limits: ReadLimits = DEFAULT_LIMITS, *, live: bool = False) -> Recording:
+    """Read a whole recording that may come from anyone; never writes to it or beside it, never upgrades it.
+
+    `live`: the recording this process is writing (a capture reading its own file mid-run: see open_untrusted)."""
     target = Path(path)
     wal = target.with_name(target.name + "-wal")
-    left_open = wal.is_file() and wal.stat().st_size > 0  # a writer that closes folds its WAL in and removes it
-    with open_untrusted(target, limits) as conn:
+    # a writer that closes folds its WAL in and removes it (a live one has one by design)
+    left_open = not live and wal.is_file() and wal.stat().st_size > 0
+    with open_untrusted(target, limits, live=live) as conn:
         c.JSON_DEPTH[0] = limits.max_json_depth
         try:
             rec = _load(conn, target, limits)

@@ -26,6 +26,8 @@ from backchannel.proxy.run.tty import Snapshot, TtyOptions
 from backchannel.recordings import redact, store
 from backchannel.recordings.errors import RecordingError
 from backchannel.recordings.meta import MetaValue, ProxyStartup, RecordingInfo
+from backchannel.recordings.model import Recording
+from backchannel.recordings.reader import load
 from backchannel.recordings.rows import (
     AnomalyRow,
     FileRow,
@@ -228,6 +230,11 @@ class Capture:
         self.writer.flush()
         path = urlsplit(target).path or "/"
         return RunHandle(run_id, name, f"{self.proxy.base_url}/r/{run_id}{path}", target)
+
+    def read(self) -> Recording:
+        """The recording as far as it is committed, read in place beside the writers (never `load(self.out)` while
+        the capture runs: see recordings/guard.py open_untrusted, `live`)."""
+        return load(self.out, live=True)
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
         """Poll a condition on the recording (the proxy writes from another process), bounded."""

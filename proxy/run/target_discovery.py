@@ -13,7 +13,6 @@ from typing import Any
 
 from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.run.discovery import Discovery, HelpOutput, discover, rejection
-from backchannel.recordings import load
 from backchannel.recordings.shapes import Discovery as DiscoveryRecord
 
 HELP_TIMEOUT = 20.0  # seconds a help probe may take, at most
@@ -58,7 +57,7 @@ def discover_target(
         result = capture.run_client(run, list(candidate), timeout=timeout, stdin=stdin)
         reached = capture.wait_for(
             lambda: any(
-                m.method == "tools/call" and m.direction == "to-server" for m in load(capture.out).messages_in(run.id)
+                m.method == "tools/call" and m.direction == "to-server" for m in capture.read().messages_in(run.id)
             ),
             timeout=LEDGER_WAIT,
         )

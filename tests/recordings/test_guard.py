@@ -54,3 +54,55 @@ def test_a_view_whose_name_differs_from_a_known_table_only_in_case_is_refused(tm
         )
     with pytest.raises(RecordingFormatError, match="not a table"):
         load(path)
+
+
+def _run_row(name: str):
+    from backchannel.recordings.rows import RunRow
+
+    return RunRow(id=name, ordinal=1, name=name, upstream="http://127.0.0.1:1/mcp", plan={})
+
+
+def _live_with_another_process(tmp_path, live: bool) -> list[str]:
+    """A writer here and a connection in another process (as a capture and its mitmdump); this process reads the
+    recording mid-write; the other process then closes its connection first (mitmdump dying mid-capture); the
+    writer here writes one more run, and this process reads again, still mid-capture. Returns the runs it sees."""
+    import subprocess
+    import sys
+
+    from backchannel.recordings import load, store
+
+    path = store.create(tmp_path / "live.sqlite")
+    writer = store.RecordingWriter(path)
+    try:
+        writer.insert(_run_row("before"))
+        writer.flush()
+        other = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('SELECT count(*) FROM runs');"
+                " print('ready', flush=True); sys.stdin.readline(); c.close()",
+                str(path),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert other.stdout is not None and other.stdout.readline().strip() == "ready"
+            load(path, live=live)  # the read under test, in this process, while both connections are open
+            other.communicate("close\n", timeout=20)
+        finally:
+            if other.poll() is None:
+                other.kill()
+        writer.insert(_run_row("after"))
+        writer.flush()
+        return [run.name for run in load(path, live=live).runs]
+    finally:
+        writer.close()
+
+
+def test_a_capture_reading_its_own_live_recording_sees_rows_written_after_another_process_closed(tmp_path):
+    # a copy made by this process (load without live) drops this process's locks on the file: the other process's
+    # close then folds the WAL in and deletes it under the writer, and later rows stay invisible until the end
+    assert _live_with_another_process(tmp_path, live=True) == ["before", "after"]

@@ -22,7 +22,6 @@ from backchannel.proxy.run.placeholders import names_the_server
 from backchannel.proxy.run.target_discovery import discover_target
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Progress
 from backchannel.proxy.scenarios.mrtr_provenance.endpoint import TOOLS
-from backchannel.recordings import load
 from backchannel.recordings.meta import MetaValue
 from backchannel.recordings.shapes import Invocation, ProbeOptions
 
@@ -173,7 +172,7 @@ class MrtrProbe:
         capture.note_run(ledger, planted_id=planted)
         _post_tools_list(ledger, planted)
         seen = capture.wait_for(
-            lambda: any(m.jsonrpc_id == json.dumps(planted) for m in load(self.options.out).messages_in(ledger.id)),
+            lambda: any(m.jsonrpc_id == json.dumps(planted) for m in capture.read().messages_in(ledger.id)),
             timeout=5,
         )
         capture.end_run(ledger, outcome="planted" if seen else "not-seen")
@@ -190,7 +189,7 @@ class MrtrProbe:
 
     def _control_visible(self, capture: Capture) -> bool:
         capture.flush()
-        rec = load(self.options.out)
+        rec = capture.read()
         control = next(r for r in rec.runs if r.name == "control")
         token = self.markers.content.encode()
         if any(token in stream.data for stream in streams(rec, control.id)):  # piped, or a tty's plain text
