@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from backchannel.oracle import harness
 from backchannel.oracle.model import Evidence, Finding
-from backchannel.oracle.terminal import Sighting, first_sighting
+from backchannel.oracle.terminal import TTY, Sighting, chunks, first_sighting, plain, screens_in, stream_names
 from backchannel.recordings.model import Message, Recording, Run
 
 from . import SCENARIO as SCENARIO  # re-exported: checks import the name with the facts
@@ -181,20 +181,17 @@ def seen_before_answer(rec: Recording, run: Run, found: Elicitation, text: str, 
 
 def text_until(rec: Recording, run: Run, until: float | None) -> str:
     """What the client showed up to a moment (its chunks read by then, with the ordering slack), as plain text."""
-    from backchannel.oracle.terminal import PIPED, TTY, plain
-
-    names = (TTY,) if rec.is_tty(run.id) else PIPED
     parts = []
-    for name in names:
-        chunks = sorted((c for c in rec.terminal if c.run_id == run.id and c.stream == name), key=lambda c: c.offset)
-        raw = b"".join(c.data for c in chunks if until is None or c.t is None or c.t <= until + AMBIGUOUS_S)
+    for name in stream_names(rec, run.id):
+        read = chunks(rec, run.id, name)
+        raw = b"".join(c.data for c in read if until is None or c.t is None or c.t <= until + AMBIGUOUS_S)
         parts.append(plain(raw) if name == TTY else raw)
     return b"".join(parts).decode("utf-8", "replace")
 
 
 def last_screen_before(rec: Recording, run: Run, until: float | None) -> Evidence | None:
     """The last screen snapshot taken before a moment (a tty run's evidence for a person), if any."""
-    screens = [s for s in rec.screens if s.run_id == run.id and (until is None or s.t is None or s.t <= until)]
+    screens = [s for s in screens_in(rec, run.id) if until is None or s.t is None or s.t <= until]
     if not screens:
         return None
     screen = screens[-1]
