@@ -108,14 +108,21 @@ def elicitation(rec: Recording, run: Run, tool: str) -> Elicitation | None:
     return None
 
 
-def exercised(rec: Recording, tool: str) -> tuple[Run, Elicitation] | Finding:
-    """The client run and the tool's elicitation, or the ERROR/SKIP that says why the tool cannot be judged."""
+def judged_runs(rec: Recording) -> list[Run] | Finding:
+    """The client runs to judge, or the ERROR that says why none can be: a harness that did not see them (its own
+    finding, never a SKIP), or no client run at all."""
     problem = harness.first_problem(rec)
     if problem is not None:
-        return Finding.errored(problem.reason or "harness", problem.message, *problem.evidence, run=problem.run)
+        return problem
     runs = client_runs(rec)
-    if not runs:
-        return Finding.errored("incomplete-recording", "the recording has no client run")
+    return runs or Finding.errored("incomplete-recording", "the recording has no client run")
+
+
+def exercised(rec: Recording, tool: str) -> tuple[Run, Elicitation] | Finding:
+    """The client run and the tool's elicitation, or the ERROR/SKIP that says why the tool cannot be judged."""
+    runs = judged_runs(rec)
+    if isinstance(runs, Finding):
+        return runs
     for run in runs:
         found = elicitation(rec, run, tool)
         if found is not None:

@@ -91,7 +91,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
     `escape-bidi-isolate`, `escape-c1-control`."""
     problem = first_problem(rec)
     if problem is not None:
-        yield Finding.errored(problem.reason or "harness", problem.message, *problem.evidence, run=problem.run)
+        yield problem  # the harness's own ERROR: a run it did not see is never judged
         return
     nonce = rec.info.nonce
     if not nonce:
