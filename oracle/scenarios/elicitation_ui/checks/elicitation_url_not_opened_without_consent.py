@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
 from backchannel.oracle.terminal import screens_in
-from backchannel.recordings.migrations import known_migrations
+from backchannel.recordings.formats import predates
 from backchannel.recordings.model import Recording, UrlOpen
 
 from ..facts import AMBIGUOUS_S, SCENARIO, SPEC, Elicitation, exercised
@@ -31,8 +31,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
     the prompt (under --tty, or piped with --no-tty) the moment it was typed (its `answered` snapshot) decides,
     otherwise the moment the answer left (an open up to 0.25 s before it is too close to order: WARN). An open after
     an accept is an observation, not a finding."""
-    formats = known_migrations()
-    if rec.format_version in formats and formats.index(rec.format_version) < formats.index(OPENS_FROM):
+    if predates(rec.format_version, OPENS_FROM):
         yield Finding.skipped("opens-not-recorded", f"a {rec.format_version} recording does not record URL openers")
         return
     judged = 0
