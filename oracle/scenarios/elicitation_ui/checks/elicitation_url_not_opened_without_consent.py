@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
+from backchannel.oracle.terminal import screens_in
 from backchannel.recordings.formats import predates
 from backchannel.recordings.model import Recording, UrlOpen
 
@@ -71,8 +72,8 @@ def _judge_open(rec: Recording, run_id: str, asked: Elicitation, opened: UrlOpen
         return "fail", f"opened {asked.tool}'s URL though the user chose {action}"
     typed = [
         s.t
-        for s in rec.screens
-        if s.run_id == run_id and s.reason == "answered" and s.t is not None and s.t >= (asked.asked.t or 0)
+        for s in screens_in(rec, run_id)
+        if s.reason == "answered" and s.t is not None and s.t >= (asked.asked.t or 0)
     ]
     if opened.t is None:
         return "warn", f"opened {asked.tool}'s URL at an unknown time"
