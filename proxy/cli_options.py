@@ -116,7 +116,7 @@ def run_settings(
     answer: list[str] | None,
 ) -> RunSettings:
     """The groups' flags as values, checked in this order; ValueError names the first bad flag."""
-    redaction = redact.Policy(redact.check_patterns(redact_names or ()))
+    redaction = redact.Policy(redact_names or ())
     limits = Limits(max_body, max_sse_event, upstream_idle_timeout)
     lab_env = parse_env(env or (), os.environ)
     config = McpConfigOptions(mcp_config_format, transport, mcp_config_file)

@@ -13,7 +13,6 @@ from typing import Annotated, Any
 
 import typer
 
-from backchannel.addons.session import configure_limits
 from backchannel.oracle import judge
 from backchannel.oracle.render import FORMATS
 from backchannel.proxy.cli_options import (
@@ -40,7 +39,7 @@ from backchannel.proxy.run.capture import MAX_OUTPUT, HarnessBroken
 from backchannel.proxy.run.guard import Interrupted
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Scenario, server_url_problem
 from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario
-from backchannel.recordings import load, redact
+from backchannel.recordings import load
 from backchannel.recordings.safe_text import neutralise
 
 from .scenario_flags import settings_for
@@ -88,6 +87,8 @@ def _run(chosen: Scenario, options: CheckOptions, *, replay: Path | None, target
                 target=shlex.split(target) if target else None,
                 timeout=options.timeout,
                 stdin=options.stdin,
+                redaction=options.redaction,
+                limits=options.limits,
             )
         return chosen.run(options, lambda text: err_console.print(f"· {text}", style="dim", markup=False))
     except (HarnessBroken, Interrupted, KeyboardInterrupt) as exc:  # the recording says why: judge it (ERROR)
@@ -152,8 +153,6 @@ def check(
         )
     except ValueError as exc:
         raise fail(str(exc)) from exc
-    redact.configure(run.redaction.extra)
-    configure_limits(run.limits)
     if fmt not in FORMATS:
         raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
     if target and client:
@@ -176,6 +175,8 @@ def check(
             max_output=max_output,
             mcp_config=run.mcp_config,
             tty=run.tty,
+            redaction=run.redaction,
+            limits=run.limits,
         )
         path = _run(chosen, options, replay=replay, target=target)
         report = judge(load(path))

@@ -11,7 +11,6 @@ from typing import Annotated
 import typer
 
 from backchannel.addons.plan import PlanError, parse_plan
-from backchannel.addons.session import configure_limits
 from backchannel.proxy.cli_options import (
     WIRE_DEFAULTS,
     AnswerFlag,
@@ -35,7 +34,6 @@ from backchannel.proxy.run.guard import Interrupted, is_locked
 from backchannel.proxy.run.record import record_command, record_live
 from backchannel.proxy.run.web_ui import record_web
 from backchannel.proxy.scenarios.registry import get_scenario
-from backchannel.recordings import redact
 
 UI_HELP = "How to watch a live client: terminal (one line per message) or web (mitmweb)."
 
@@ -115,8 +113,6 @@ def record(
         )
     except ValueError as exc:
         raise fail(str(exc)) from exc
-    redact.configure(run.redaction.extra)
-    configure_limits(run.limits)
     try:
         if force:
             _clear(target)
@@ -137,6 +133,8 @@ def record(
                 max_output=max_output,
                 mcp_config=run.mcp_config,
                 tty=run.tty,
+                redaction=run.redaction,
+                limits=run.limits,
             )
             if result.outcome == "failed-to-start":
                 raise fail(f"the client did not start: {result.detail}; {target} holds the run and the proxy's side")
@@ -153,6 +151,8 @@ def record(
                 scenario=scenario,
                 console=out_console,
                 flow_state=flow_state,
+                redaction=run.redaction,
+                limits=run.limits,
             )
         else:
             record_live(
@@ -162,6 +162,8 @@ def record(
                 scenario=scenario,
                 console=out_console,
                 flow_state=flow_state,
+                redaction=run.redaction,
+                limits=run.limits,
             )
     except Interrupted as exc:
         raise fail(f"{exc}; {target} is finalised with the interruption recorded", code=1) from exc
