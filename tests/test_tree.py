@@ -67,7 +67,6 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
     "recordings/model.py": ("tests/recordings/test_reader.py", "the read side's records: the reader's tests fill them"),
     "recordings/errors.py": ("tests/recordings/test_reader.py", "exception classes, raised and caught there"),
     "recordings/migrations.py": ("tests/recordings/test_store.py", "applied by create and upgrade, tested there"),
-    "proxy/cli.py": ("tests/e2e/test_cli_record_and_show.py", PROCESS),
     "proxy/run/record.py": ("tests/e2e/test_cli_record_and_show.py", PROCESS),
     "proxy/run/launcher.py": ("tests/e2e/test_bad_input.py", "starts and stops mitmdump: " + PROCESS),
     "proxy/run/capture.py": ("tests/e2e/test_bad_input.py", "drives mitmdump, the endpoint and a lab: " + PROCESS),

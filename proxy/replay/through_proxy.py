@@ -16,6 +16,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from backchannel.addons.session import Limits
 from backchannel.oracle.judge import scenarios_of
 from backchannel.proxy.replay.app import RunningReplay
 from backchannel.proxy.replay.session import ReplayError, load_recording, serve
@@ -24,6 +25,7 @@ from backchannel.proxy.run.url_servers import UrlServer
 from backchannel.proxy.scenarios.registry import side_of
 from backchannel.recordings.meta import MetaValue
 from backchannel.recordings.model import Recording, Run
+from backchannel.recordings.redact import DEFAULT_POLICY, Policy
 from backchannel.recordings.rows import AnomalyRow, FileRow
 from backchannel.recordings.shapes import Discovery, Invocation, ProbeOptions, UrlServers
 
@@ -45,7 +47,13 @@ class ProxiedReplay:
 
 @contextmanager
 def proxied_replay(
-    rec: Recording, out: Path, *, speed: float = 1.0, allow_repeats: bool = False
+    rec: Recording,
+    out: Path,
+    *,
+    speed: float = 1.0,
+    allow_repeats: bool = False,
+    redaction: Policy = DEFAULT_POLICY,
+    limits: Limits | None = None,
 ) -> Iterator[ProxiedReplay]:
     """Serve the upstream side of every run behind a new proxy recording into `out`: one new run per recorded run,
     in order, with its plan, scenario and facts, and the scenario's meta. The replay's anomalies go into `out`."""
@@ -64,7 +72,13 @@ def proxied_replay(
     replay = serve(rec, served[0], side="upstream", speed=speed, allow_repeats=allow_repeats, on_anomaly=note)
     try:
         with Capture(
-            out, upstream=replay.url, nonce=rec.info.nonce, scenario=rec.info.scenario, meta=scenario_meta(rec)
+            out,
+            upstream=replay.url,
+            nonce=rec.info.nonce,
+            scenario=rec.info.scenario,
+            meta=scenario_meta(rec),
+            redaction=redaction,
+            limits=limits,
         ) as capture:
             capture_box.append(capture)
             for run in rec.runs:  # every run, in order: a check may read a run no request reached
@@ -191,6 +205,8 @@ def rerun(
     speed: float = 0.0,
     stdin: bytes | None = None,
     allow_repeats: bool = True,
+    redaction: Policy = DEFAULT_POLICY,
+    limits: Limits | None = None,
 ) -> Path:
     """Re-run a recorded scenario against a replay of its server side, into a new recording at `out`.
 
@@ -215,7 +231,9 @@ def rerun(
     invocations = Invocations(client, target, options.target if options else None)
     if stdin is None and options is not None and options.stdin is not None:
         stdin = options.stdin.encode("utf-8")
-    with proxied_replay(rec, out, speed=speed, allow_repeats=allow_repeats) as proxied:
+    with proxied_replay(
+        rec, out, speed=speed, allow_repeats=allow_repeats, redaction=redaction, limits=limits
+    ) as proxied:
         for run in rec.runs:
             handle = proxied.handles[run.id]
             proxied.attribute_url_hits(run.id)

@@ -25,6 +25,8 @@ def run_once(scenario: str, options: CheckOptions, progress: Progress) -> Path:
         max_output=options.max_output,
         mcp_config=options.mcp_config,
         tty=options.tty,
+        redaction=options.redaction,
+        limits=options.limits,
     ) as capture:
         capture.set_meta(Invocation(argv=tuple(client)))
         run = capture.new_run("run", {}, scenario=scenario)

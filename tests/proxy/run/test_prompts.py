@@ -147,7 +147,7 @@ def test_a_capture_keeps_a_piped_runs_streams_and_answered_screens_and_reads_it_
 
 
 def test_no_tty_with_answers_answers_on_pipes_and_alone_changes_nothing():
-    from backchannel.proxy.cli import tty_options
+    from backchannel.proxy.cli_options import tty_options
 
     piped = tty_options(False, None, [r"Go\?=>y\n"])
     assert piped is not None and piped.piped and [a.pattern for a in piped.answers] == [r"Go\?"]
