@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from urllib.parse import unquote_plus
 
-from .meta import Redactions
+from .redactions import Redactions
 
 REDACTED = "[redacted]"
 DEFAULT_NAMES = ("auth", "token", "key", "secret", "cookie", "session", "password")

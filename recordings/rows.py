@@ -14,9 +14,10 @@ from typing import Any, ClassVar, Protocol, dataclass_transform
 
 import msgpack
 
+from .json_form import json_text
 from .model import Direction
 from .redact import redact_argv, redact_headers, redact_json_bytes, redact_json_text, redact_output, redact_path
-from .shapes import RunDetail, json_text
+from .shapes import RunDetail
 
 # (name, value) pairs in order, as text or as the raw bytes mitmproxy holds (decoded as Latin-1 when written)
 HeaderPairs = Sequence[tuple[str, str]] | Sequence[tuple[bytes, bytes]]

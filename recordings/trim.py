@@ -20,8 +20,10 @@ from pathlib import Path
 from . import redact
 from .errors import RecordingError, RecordingFormatError
 from .guard import lenient_text
-from .meta import STORED_REPORT_KEY, STORED_REPORT_VERSION_KEY, Redactions
-from .shapes import argv_of, json_text, parse_json
+from .json_form import json_text, parse_json
+from .meta import STORED_REPORT_KEY, STORED_REPORT_VERSION_KEY
+from .redactions import Redactions
+from .shapes import argv_of
 from .upgrading import _check_recording, _copy_checked
 
 # the tables with a run column, and what it is called there

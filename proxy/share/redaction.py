@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from backchannel.recordings import redact
-from backchannel.recordings.meta import Redactions
+from backchannel.recordings.redactions import Redactions
 
 _PLAIN = re.compile(r"[\w.-]+")
 MAX_PATTERN = 200
