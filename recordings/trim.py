@@ -9,11 +9,9 @@ Redaction uses this process's policy (`redact.configure`): the caller adds the r
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
-import tempfile
 from collections.abc import Callable, Collection
 from pathlib import Path
 
@@ -24,7 +22,8 @@ from .json_form import json_text, parse_json
 from .meta import STORED_REPORT_KEY, STORED_REPORT_VERSION_KEY
 from .redactions import Redactions
 from .shapes import argv_of
-from .upgrading import _check_recording, _copy_checked
+from .upgrading import _check_recording
+from .working_copy import working_copy
 
 # the tables with a run column, and what it is called there
 RUN_COLUMN = {
@@ -141,19 +140,8 @@ def trim_copy(source: str | Path, dest: str | Path, run_ids: Collection[str] | N
     target, out = Path(source), Path(dest)
     if out.exists() or out.is_symlink():
         raise RecordingError(f"{out} already exists; choose another --out (nothing was written)")
-    wal = target.with_name(target.name + "-wal")
-    if wal.is_file() and wal.stat().st_size > 0:  # its newest rows are there, and a copy of the file alone lacks them
-        raise RecordingError(
-            f"{target} has a -wal beside it: another process may be writing it; "
-            "try again when it ends (nothing was written)"
-        )
-    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".trimming", dir=out.parent)
-    copy = Path(name)
-    try:
-        try:
-            _copy_checked(target, fd)
-        finally:
-            os.close(fd)
+    untouched = "try again when it ends (nothing was written)"
+    with working_copy(target, beside=out, suffix=".trimming", untouched=untouched) as copy:
         redact.reset_tally()
         _trim(copy, target, run_ids)
         summary = redact.summary("export")
@@ -163,10 +151,6 @@ def trim_copy(source: str | Path, dest: str | Path, run_ids: Collection[str] | N
         except FileExistsError:
             raise RecordingError(f"{out} already exists; choose another --out (nothing was written)") from None
         return summary
-    finally:
-        for leftover in (copy, copy.with_name(copy.name + "-journal")):
-            with contextlib.suppress(FileNotFoundError):
-                leftover.unlink()
 
 
 def _connect(copy: Path) -> sqlite3.Connection:
