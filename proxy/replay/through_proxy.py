@@ -19,8 +19,8 @@ from pathlib import Path
 from backchannel.oracle.judge import scenarios_of
 from backchannel.proxy.replay.app import RunningReplay
 from backchannel.proxy.replay.session import ReplayError, load_recording, serve
-from backchannel.proxy.replay.url_hits import HitRecorder
 from backchannel.proxy.run.capture import Capture, CaptureError, RunHandle
+from backchannel.proxy.run.url_servers import UrlServer
 from backchannel.proxy.scenarios.registry import side_of
 from backchannel.recordings.meta import MetaValue
 from backchannel.recordings.model import Recording, Run
@@ -35,7 +35,7 @@ class ProxiedReplay:
     capture: Capture
     replay: RunningReplay
     handles: dict[str, RunHandle] = field(default_factory=dict)  # recorded run id -> its run in the new recording
-    url_servers: list[HitRecorder] = field(default_factory=list)
+    url_servers: list[UrlServer] = field(default_factory=list)
 
     def attribute_url_hits(self, run_id: str) -> None:
         """Hits on the URL servers from now on belong to this (recorded) run's new run."""
@@ -87,14 +87,14 @@ def proxied_replay(
         replay.stop()
 
 
-def _url_servers(rec: Recording, capture: Capture) -> Iterator[HitRecorder]:
-    """A hit recorder on each recorded URL server's port; a port now taken is an anomaly, not a failure."""
+def _url_servers(rec: Recording, capture: Capture) -> Iterator[UrlServer]:
+    """Each recorded URL server again, on its recorded port; a port now taken is an anomaly, not a failure."""
     recorded = UrlServers.read(rec.meta)
     assert capture.writer is not None
     writer = capture.writer
     for name, port in sorted(recorded.ports.items()) if recorded else ():
         try:
-            yield HitRecorder(name, port, writer.insert)
+            yield UrlServer(name, writer.insert, port=port)
         except OSError as exc:
             detail = f"URL server {name!r} cannot listen on its recorded port {port} ({exc}): its hits go unrecorded"
             writer.insert(AnomalyRow(kind="replay-url-server-unavailable", detail=detail, t=time.time()))
