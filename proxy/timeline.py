@@ -14,8 +14,8 @@ from shlex import quote
 from backchannel.addons.plan import describe_plan
 from backchannel.oracle.terminal import TTY, chunks, screens_in, stream_bytes
 from backchannel.proxy.run.discovery import describe as describe_discovery
-from backchannel.recordings.meta import Redactions
 from backchannel.recordings.model import Recording, Run, ScreenSnapshot, UrlOpen
+from backchannel.recordings.redactions import Redactions
 from backchannel.recordings.safe_text import neutralise as safe
 from backchannel.recordings.shapes import Discovery as DiscoveryRecord
 

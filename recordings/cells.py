@@ -1,26 +1,20 @@
 """Typed cells of an untrusted recording: each column's value checked for type, range and JSON depth on read.
 
-A value of the wrong type is a ValueError or TypeError here; `build` turns it into a RecordingFormatError naming
-the row, the table and the column.
+A value of the wrong type is a ValueError or TypeError here; the table's reader (table_rows.py) turns it into a
+RecordingFormatError naming the row, the table and the column.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import sqlite3
-from collections.abc import Callable
 from contextvars import ContextVar
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
-from .errors import RecordingFormatError
-from .guard import DEFAULT_LIMITS, json_depth_over, lenient_text
+from .guard import DEFAULT_LIMITS, json_depth_over
 from .model import Headers
-from .safe_text import neutralise
 from .shapes import RunDetail
-
-T = TypeVar("T")
 
 # The depth bound of the load under way: its ReadLimits' (reader.load binds it for its thread and call, so two loads
 # in one process, each with its own limits, never see each other's); the cell readers below take values only.
@@ -114,12 +108,13 @@ def json_objects(value: Any) -> tuple[dict[str, Any], ...]:
     return tuple(found)
 
 
-def argv(value: Any) -> tuple[str, ...] | None:
+def argv(value: Any, column: str = "client_argv", *, required: bool = False) -> tuple[str, ...] | None:
+    """A JSON command line (a list of strings); NULL reads as None unless `required`."""
     found = json_value(value, None)
-    if found is None:
+    if found is None and not required:
         return None
     if not isinstance(found, list) or not all(isinstance(part, str) for part in found):
-        raise ValueError("client_argv must be a JSON list of strings")
+        raise ValueError(f"{column} must be a JSON list of strings")
     return tuple(found)
 
 
@@ -150,35 +145,3 @@ def _headers(value: Any) -> Headers:
     ):
         raise ValueError("headers must be a JSON list of [name, value] string pairs")
     return tuple((k, v) for k, v in pairs)
-
-
-class _Cells:
-    """A row that remembers which column was read last, so a malformed value is named by its column."""
-
-    __slots__ = ("last", "row")
-
-    def __init__(self, row: sqlite3.Row) -> None:
-        self.row = row
-        self.last = "?"
-
-    def __getitem__(self, column: str) -> Any:
-        self.last = column
-        return self.row[column]
-
-
-def build[T](table: str, rows: list[sqlite3.Row], make: Callable[[Any], T]) -> tuple[T, ...]:
-    out = []
-    for row in rows:
-        cells = _Cells(row)
-        try:
-            out.append(make(cells))
-        except (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError) as exc:
-            try:
-                key = row[{"runs": "id", "meta": "key"}.get(table, "seq")]
-            except (IndexError, KeyError):
-                key = "?"  # the table itself lacks its key column: its schema is damaged
-            key_text = lenient_text(key) if isinstance(key, bytes) else str(key)
-            raise RecordingFormatError(
-                f"row {neutralise(key_text[:80])} of table {table}, column {cells.last}, is malformed: {exc}"
-            ) from exc
-    return tuple(out)

@@ -16,84 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import RecordingError, RecordingFormatError
+from .tables import TABLES
 
 # Every table the reader reads, with the columns it reads from it (and nothing else is ever queried).
-KNOWN_COLUMNS: Mapping[str, tuple[str, ...]] = {
-    "meta": ("key", "value"),
-    "_sqlite_migrations": ("migration_set", "name"),
-    "runs": (
-        "id",
-        "ordinal",
-        "name",
-        "scenario",
-        "upstream",
-        "plan",
-        "client_argv",
-        "lab_home",
-        "started_at",
-        "ended_at",
-        "exit_code",
-        "outcome",
-        "detail",
-    ),  # fmt: skip
-    "exchanges": (
-        "seq",
-        "run_id",
-        "flow_id",
-        "method",
-        "path",
-        "status",
-        "request_headers",
-        "response_headers",
-        "upstream_response_headers",
-        "request_body",
-        "upstream_request_body",
-        "upstream_response_body",
-        "response_body",
-        "t_request",
-        "t_response",
-        "t_end",
-        "error",
-        "streamed",
-        "mutations",
-        "flow_state",
-        "forwarded",
-    ),  # fmt: skip
-    "messages": (
-        "seq",
-        "run_id",
-        "flow_id",
-        "sse_idx",
-        "direction",
-        "kind",
-        "jsonrpc_id",
-        "method",
-        "text",
-        "upstream_text",
-        "mutation",
-        "t",
-    ),  # fmt: skip
-    "sse_events": ("seq", "run_id", "flow_id", "idx", "kind", "origin", "upstream_raw", "client_raw", "t"),
-    "terminal": ("seq", "run_id", "stream", "offset", "data", "t"),
-    "files": ("seq", "run_id", "path", "size", "data", "truncated"),
-    "anomalies": ("seq", "run_id", "flow_id", "kind", "detail", "t"),
-    "url_hits": ("seq", "run_id", "server", "method", "path", "headers", "t"),
-    "descriptions": ("table_name", "column_name", "description"),
-    "screens": (
-        "seq",
-        "run_id",
-        "t",
-        "reason",
-        "cols",
-        "rows",
-        "cursor_row",
-        "cursor_col",
-        "text",
-        "answer_pattern",
-        "answer_text",
-    ),  # fmt: skip
-    "opens": ("seq", "run_id", "t", "opener", "argv", "truncated"),
-}
+KNOWN_COLUMNS: Mapping[str, tuple[str, ...]] = {table.name: table.read_columns for table in TABLES}
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 from urllib.parse import unquote_plus
 
-from .meta import Redactions
+from .redactions import Redactions
 
 REDACTED = "[redacted]"
 DEFAULT_NAMES = ("auth", "token", "key", "secret", "cookie", "session", "password")

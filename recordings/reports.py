@@ -8,12 +8,10 @@ Reading goes through `load`, so the stored text is bounded like every other cell
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from .guard import DEFAULT_LIMITS, check_tables, json_depth_over
 from .meta import STORED_REPORT_KEY, STORED_REPORT_VERSION_KEY
 from .migrations import FORMAT_MARKER
 from .model import Recording
-from .upgrading import _copy_checked
+from .working_copy import working_copy
 
 REPORT_KEY = STORED_REPORT_KEY  # meta: the JSON report (as `judge --format json` prints it)
 VERSION_KEY = STORED_REPORT_VERSION_KEY  # meta: the oracle version that made it
@@ -53,23 +51,10 @@ def store_report(path: str | Path, report_json_text: str, oracle_version: str) -
         raise RecordingError(f"{target} is a symbolic link; store into the file it names; nothing was stored")
     if target.is_file() and not target.stat().st_mode & stat.S_IWUSR:  # its owner made it read-only: respect that
         raise RecordingError(f"{target} is read-only; nothing was stored")
-    wal = target.with_name(target.name + "-wal")
-    if wal.is_file() and wal.stat().st_size > 0:
-        raise RecordingError(f"{target} has a -wal beside it: another process may be writing it; nothing was stored")
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".storing", dir=target.parent)
-    copy = Path(name)
-    try:
-        try:
-            _copy_checked(target, fd)
-        finally:
-            os.close(fd)
+    with working_copy(target, beside=target, suffix=".storing", untouched="nothing was stored") as copy:
         _write(copy, target, report_json_text, oracle_version)
         os.chmod(copy, stat.S_IMODE(target.stat().st_mode))
         os.replace(copy, target)
-    finally:
-        for leftover in (copy, copy.with_name(copy.name + "-journal")):
-            with contextlib.suppress(FileNotFoundError):
-                leftover.unlink()
 
 
 def _write(copy: Path, target: Path, text: str, oracle_version: str) -> None:

@@ -1,8 +1,9 @@
-"""Typed rows: everything written to a recording goes through one of these. Column names are spelled here only.
+"""Typed rows: everything written to a recording goes through one of these.
 
-Each record names its TABLE and COLUMNS and gives `values()`, a tuple in COLUMNS order with JSON columns already
-encoded: the writer binds it as it is. An exchange row is written in parts: its request side (kept until the flow
-ends) with one outcome, then later outcomes as updates keyed by the flow id. A run is inserted once, then changed.
+Each record names its TABLE and COLUMNS, taken from the table's declaration (tables.py: a whole row's columns, or
+some picked by name, checked as the module loads), and gives `values()`, a tuple in COLUMNS order with JSON columns
+already encoded: the writer binds it as it is. An exchange row is written in parts: its request side (kept until the
+flow ends) with one outcome, then later outcomes as updates keyed by the flow id. A run is inserted once, then changed.
 Records are built on the proxy's hot path, so they validate nothing: the schema is checked once per record type.
 """
 
@@ -14,9 +15,11 @@ from typing import Any, ClassVar, Protocol, dataclass_transform
 
 import msgpack
 
+from . import tables
+from .json_form import json_text
 from .model import Direction
 from .redact import redact_argv, redact_headers, redact_json_bytes, redact_json_text, redact_output, redact_path
-from .shapes import RunDetail, json_text
+from .shapes import RunDetail
 
 # (name, value) pairs in order, as text or as the raw bytes mitmproxy holds (decoded as Latin-1 when written)
 HeaderPairs = Sequence[tuple[str, str]] | Sequence[tuple[bytes, bytes]]
@@ -85,11 +88,8 @@ def _latin1(value: str | bytes) -> str:
 class MessageRow:
     """One JSON-RPC message as it crossed the proxy; `text` is what the receiving side got."""
 
-    TABLE: ClassVar[str] = "messages"
-    COLUMNS: ClassVar[tuple[str, ...]] = (
-        "run_id", "flow_id", "sse_idx", "direction", "kind", "jsonrpc_id", "method", "text", "upstream_text",
-        "mutation", "t",
-    )  # fmt: skip
+    TABLE: ClassVar[str] = tables.MESSAGES.name
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.MESSAGES.written()
     direction: Direction
     kind: str
     text: str
@@ -113,10 +113,8 @@ class MessageRow:
 class SseItemRow:
     """One SSE item (event, comment or truncated tail) as it passed, with both byte truths."""
 
-    TABLE: ClassVar[str] = "sse_events"
-    COLUMNS: ClassVar[tuple[str, ...]] = (
-        "run_id", "flow_id", "idx", "kind", "origin", "upstream_raw", "client_raw", "t",
-    )  # fmt: skip
+    TABLE: ClassVar[str] = tables.SSE_EVENTS.name
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.SSE_EVENTS.written()
     flow_id: str
     idx: int
     kind: str  # event | comment | truncated
@@ -135,8 +133,8 @@ class SseItemRow:
 class AnomalyRow:
     """Something on the wire that was not what the protocol allows, or a failure around it."""
 
-    TABLE: ClassVar[str] = "anomalies"
-    COLUMNS: ClassVar[tuple[str, ...]] = ("run_id", "flow_id", "kind", "detail", "t")
+    TABLE: ClassVar[str] = tables.ANOMALIES.name
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.ANOMALIES.written()
     kind: str
     detail: str
     run_id: str | None = None
@@ -151,8 +149,8 @@ class AnomalyRow:
 class TerminalChunkRow:
     """Bytes the client process wrote to stdout or stderr, at a byte offset within that stream."""
 
-    TABLE: ClassVar[str] = "terminal"
-    COLUMNS: ClassVar[tuple[str, ...]] = ("run_id", "stream", "offset", "data", "t")
+    TABLE: ClassVar[str] = tables.TERMINAL.name
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.TERMINAL.written()
     run_id: str
     stream: str
     offset: int
@@ -167,10 +165,8 @@ class TerminalChunkRow:
 class ScreenRow:
     """A snapshot of the screen of a client run under a terminal: its rendered rows, the cursor, why it was taken."""
 
-    TABLE: ClassVar[str] = "screens"
-    COLUMNS: ClassVar[tuple[str, ...]] = (
-        "run_id", "t", "reason", "cols", "rows", "cursor_row", "cursor_col", "text", "answer_pattern", "answer_text",
-    )  # fmt: skip
+    TABLE: ClassVar[str] = tables.SCREENS.name
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.SCREENS.written()
     run_id: str
     reason: str  # waiting | answered | exit | timeout
     cols: int
@@ -197,8 +193,8 @@ class ScreenRow:
 class FileRow:
     """A text file the client left under its lab HOME, path relative to HOME."""
 
-    TABLE: ClassVar[str] = "files"
-    COLUMNS: ClassVar[tuple[str, ...]] = ("run_id", "path", "size", "data", "truncated")
+    TABLE: ClassVar[str] = tables.FILES.name
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.FILES.written()
     run_id: str
     path: str
     size: int
@@ -214,8 +210,8 @@ class FileRow:
 class UrlHitRow:
     """A request that reached a loopback server standing behind a URL the server asked the client to open."""
 
-    TABLE: ClassVar[str] = "url_hits"
-    COLUMNS: ClassVar[tuple[str, ...]] = ("run_id", "server", "method", "path", "headers", "t")
+    TABLE: ClassVar[str] = tables.URL_HITS.name
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.URL_HITS.written()
     server: str
     method: str
     path: str
@@ -231,8 +227,8 @@ class UrlHitRow:
 class OpenRow:
     """A call of one of the URL-opener stand-ins a client lab puts first on PATH and in BROWSER (nothing opened)."""
 
-    TABLE: ClassVar[str] = "opens"
-    COLUMNS: ClassVar[tuple[str, ...]] = ("run_id", "t", "opener", "argv", "truncated")
+    TABLE: ClassVar[str] = tables.OPENS.name
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.OPENS.written()
     run_id: str
     opener: str  # the stand-in's name: xdg-open, open, gio...
     argv: Sequence[str]  # its arguments, not its own name
@@ -247,10 +243,10 @@ class OpenRow:
 class RunRow:
     """A run as registered, before any client reaches its URL; its plan is stored as given (validated first)."""
 
-    TABLE: ClassVar[str] = "runs"
-    COLUMNS: ClassVar[tuple[str, ...]] = (
-        "id", "ordinal", "name", "scenario", "upstream", "plan", "client_argv", "started_at", "detail",
-    )  # fmt: skip
+    TABLE: ClassVar[str] = tables.RUNS.name
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.RUNS.pick(
+        "id", "ordinal", "name", "scenario", "upstream", "plan", "client_argv", "started_at", "detail"
+    )
     id: str
     ordinal: int
     name: str
@@ -279,10 +275,10 @@ Row = MessageRow | SseItemRow | AnomalyRow | TerminalChunkRow | ScreenRow | File
 class ExchangeRequest:
     """The request side of an exchange row, built when the request passes and written with the first outcome."""
 
-    TABLE: ClassVar[str] = "exchanges"
-    COLUMNS: ClassVar[tuple[str, ...]] = (
-        "run_id", "flow_id", "method", "path", "request_headers", "request_body", "upstream_request_body", "t_request",
-    )  # fmt: skip
+    TABLE: ClassVar[str] = tables.EXCHANGES.name
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.EXCHANGES.pick(
+        "run_id", "flow_id", "method", "path", "request_headers", "request_body", "upstream_request_body", "t_request"
+    )
     flow_id: str
     run_id: str | None = None
     method: str | None = None
@@ -303,9 +299,9 @@ class ExchangeRequest:
 class ExchangeHead:
     """A streamed response's head, written as it starts to stream."""
 
-    TABLE: ClassVar[str] = "exchanges"
+    TABLE: ClassVar[str] = tables.EXCHANGES.name
     KEY: ClassVar[str] = "flow_id"
-    COLUMNS: ClassVar[tuple[str, ...]] = ("status", "streamed", "t_response", "response_headers")
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.EXCHANGES.pick("status", "streamed", "t_response", "response_headers")
     status: int
     t_response: float | None
     response_headers: HeaderPairs
@@ -318,12 +314,20 @@ class ExchangeHead:
 class ExchangeResponse:
     """A whole (not streamed) response. Upstream headers and the client's body are stored only when they differ."""
 
-    TABLE: ClassVar[str] = "exchanges"
+    TABLE: ClassVar[str] = tables.EXCHANGES.name
     KEY: ClassVar[str] = "flow_id"
-    COLUMNS: ClassVar[tuple[str, ...]] = (
-        "status", "t_response", "t_end", "mutations", "response_headers", "upstream_response_headers",
-        "upstream_response_body", "response_body", "flow_state", "forwarded",
-    )  # fmt: skip
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.EXCHANGES.pick(
+        "status",
+        "t_response",
+        "t_end",
+        "mutations",
+        "response_headers",
+        "upstream_response_headers",
+        "upstream_response_body",
+        "response_body",
+        "flow_state",
+        "forwarded",
+    )
     status: int | None = None
     t_response: float | None = None
     t_end: float | None = None
@@ -347,11 +351,11 @@ class ExchangeResponse:
 class ExchangeStreamEnd:
     """A streamed response's end: both byte truths of the whole stream."""
 
-    TABLE: ClassVar[str] = "exchanges"
+    TABLE: ClassVar[str] = tables.EXCHANGES.name
     KEY: ClassVar[str] = "flow_id"
-    COLUMNS: ClassVar[tuple[str, ...]] = (
-        "t_end", "mutations", "upstream_response_headers", "upstream_response_body", "response_body", "flow_state",
-    )  # fmt: skip
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.EXCHANGES.pick(
+        "t_end", "mutations", "upstream_response_headers", "upstream_response_body", "response_body", "flow_state"
+    )
     t_end: float | None
     mutations: MutationEntries = ()
     upstream_response_headers: HeaderPairs | None = None
@@ -371,9 +375,9 @@ class ExchangeStreamEnd:
 class ExchangeFailure:
     """The flow failed (client gone, upstream unreachable, stream broken)."""
 
-    TABLE: ClassVar[str] = "exchanges"
+    TABLE: ClassVar[str] = tables.EXCHANGES.name
     KEY: ClassVar[str] = "flow_id"
-    COLUMNS: ClassVar[tuple[str, ...]] = ("error", "t_end", "mutations")
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.EXCHANGES.pick("error", "t_end", "mutations")
     error: str
     t_end: float | None
     mutations: MutationEntries = ()
@@ -392,9 +396,9 @@ ExchangeOutcome = ExchangeHead | ExchangeResponse | ExchangeStreamEnd | Exchange
 class RunLaunch:
     """The client command a run started, and the lab HOME it ran in."""
 
-    TABLE: ClassVar[str] = "runs"
+    TABLE: ClassVar[str] = tables.RUNS.name
     KEY: ClassVar[str] = "id"
-    COLUMNS: ClassVar[tuple[str, ...]] = ("client_argv", "lab_home")
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.RUNS.pick("client_argv", "lab_home")
     client_argv: Sequence[str]
     lab_home: str
 
@@ -406,9 +410,9 @@ class RunLaunch:
 class RunNote:
     """New facts about a run: its whole detail, as it now stands."""
 
-    TABLE: ClassVar[str] = "runs"
+    TABLE: ClassVar[str] = tables.RUNS.name
     KEY: ClassVar[str] = "id"
-    COLUMNS: ClassVar[tuple[str, ...]] = ("detail",)
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.RUNS.pick("detail")
     detail: RunDetail
 
     def values(self) -> tuple[object, ...]:
@@ -419,9 +423,9 @@ class RunNote:
 class RunEnd:
     """How a run ended, and its detail as it then stands."""
 
-    TABLE: ClassVar[str] = "runs"
+    TABLE: ClassVar[str] = tables.RUNS.name
     KEY: ClassVar[str] = "id"
-    COLUMNS: ClassVar[tuple[str, ...]] = ("ended_at", "exit_code", "outcome", "detail")
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.RUNS.pick("ended_at", "exit_code", "outcome", "detail")
     ended_at: float
     exit_code: int | None
     outcome: str  # exited | timeout | failed-to-start | planted | ...

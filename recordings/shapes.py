@@ -7,37 +7,15 @@ and the oracle share one contract. `from_json()` is total: a recording from else
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
+from .json_form import json_text, parse_json
+from .redact import redact_argv
+
 Fact = str | int | float | bool | None  # a JSON scalar
 Argv = tuple[str, ...]
-
-_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-
-
-def json_text(value: object) -> str:
-    """Compact JSON text, non-ASCII kept (the form every JSON column is written in)."""
-    return _dumps(value)
-
-
-def _hidden(argv: Sequence[str]) -> list[str]:
-    """A command line as it is stored: secrets hidden (redact imports meta, which imports this module: import late)."""
-    from .redact import redact_argv
-
-    return redact_argv(argv)
-
-
-def parse_json(text: object) -> object:
-    """JSON text parsed; None when it is not text or not JSON (too deep, too long a number, invalid UTF-8 ...)."""
-    if not isinstance(text, str | bytes):
-        return None
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return None
 
 
 def _str(value: object) -> str | None:
@@ -155,8 +133,8 @@ class ProbeOptions(MetaJson):
         for name, value in (
             ("ignore_capabilities", self.ignore_capabilities),
             ("result_type_rule", self.result_type_rule),
-            ("target", None if self.target is None else _hidden(self.target)),
-            ("client", None if self.client is None else _hidden(self.client)),
+            ("target", None if self.target is None else redact_argv(self.target)),
+            ("client", None if self.client is None else redact_argv(self.client)),
             ("stdin", self.stdin),
             ("hold_ms", self.hold_ms),
         ):
@@ -196,12 +174,12 @@ class Discovery(MetaJson):
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "status": self.status,
-            "invocation": None if self.invocation is None else _hidden(self.invocation),
-            "candidates": [_hidden(c) for c in self.candidates],
-            "tried": [_hidden(c) for c in self.tried],
+            "invocation": None if self.invocation is None else redact_argv(self.invocation),
+            "candidates": [redact_argv(c) for c in self.candidates],
+            "tried": [redact_argv(c) for c in self.tried],
         }
         if self.rejected:
-            out["rejected"] = [[_hidden(argv), reason] for argv, reason in self.rejected]
+            out["rejected"] = [[redact_argv(argv), reason] for argv, reason in self.rejected]
         return out
 
     @classmethod
@@ -260,7 +238,7 @@ class Invocation(MetaJson):
     argv: Argv
 
     def to_json(self) -> list[str]:
-        return _hidden(self.argv)
+        return redact_argv(self.argv)
 
     @classmethod
     def from_json(cls, value: object) -> Self | None:

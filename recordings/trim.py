@@ -9,34 +9,23 @@ proxy/share/redaction.py); what was redacted comes back, and is kept in the copy
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
-import tempfile
 from collections.abc import Callable, Collection
 from pathlib import Path
 
 from . import redact
 from .errors import RecordingError, RecordingFormatError
 from .guard import lenient_text
-from .meta import STORED_REPORT_KEY, STORED_REPORT_VERSION_KEY, Redactions
-from .shapes import argv_of, json_text, parse_json
-from .upgrading import _check_recording, _copy_checked
-
-# the tables with a run column, and what it is called there
-RUN_COLUMN = {
-    "runs": "id",
-    "exchanges": "run_id",
-    "messages": "run_id",
-    "sse_events": "run_id",
-    "terminal": "run_id",
-    "files": "run_id",
-    "anomalies": "run_id",
-    "url_hits": "run_id",
-    "screens": "run_id",
-    "opens": "run_id",
-}
+from .json_form import json_text, parse_json
+from .meta import STORED_REPORT_KEY, STORED_REPORT_VERSION_KEY
+from .redactions import Redactions
+from .shapes import argv_of
+from .table_kinds import Redaction
+from .tables import TABLES
+from .upgrading import _check_recording
+from .working_copy import working_copy
 
 
 def _headers_text(text: str) -> str:
@@ -100,33 +89,28 @@ def _headers(value: object) -> object:
 
 
 _BODY = _text_or_bytes(redact.redact_json_bytes)
-# every column that can hold a secret, with how it is redacted (the same functions the writer used)
+_BY_HOW: dict[str, Callable[[object], object]] = {
+    "path": _path,
+    "headers": _headers,
+    "body": _BODY,
+    "json": _json_text,
+    "command-line": _argv_text,
+    "dropped": lambda value: None,
+}
+
+
+def _redaction(how: Redaction) -> Callable[[object], object]:
+    return _output(how.kind) if how.how == "output" else _BY_HOW[how.how]
+
+
+# the tables with a run column, and what it is called there (tables.py declares both)
+RUN_COLUMN = {table.name: table.run_column for table in TABLES if table.run_column is not None}
+# every column that can hold a secret, with how it is redacted (the same functions the writer used); a run's plan
+# and detail are backchannel's own (stored as given, as the writer does: replay and the oracle read them)
 REDACTED_COLUMNS: dict[str, dict[str, Callable[[object], object]]] = {
-    "meta": {"value": _argv_text},
-    # a run's plan and detail are backchannel's own (stored as given, as the writer does: replay and the oracle read
-    # them); its client command line is the client's, and may hold a key-like value
-    "runs": {"client_argv": _argv_text},
-    "exchanges": {
-        "path": _path,
-        "request_headers": _headers,
-        "response_headers": _headers,
-        "upstream_response_headers": _headers,
-        "request_body": _BODY,
-        "upstream_request_body": _BODY,
-        "upstream_response_body": _BODY,
-        "response_body": _BODY,
-        "error": _output("exchange-error"),
-        # mitmproxy's own flow state (opt-in) repeats the bodies, which the writer never redacted there: left out
-        "flow_state": lambda value: None,
-    },
-    "messages": {"text": _json_text, "upstream_text": _json_text},
-    "sse_events": {"upstream_raw": _BODY, "client_raw": _BODY},
-    "terminal": {"data": _output("terminal")},
-    "files": {"data": _output("file")},
-    "anomalies": {"detail": _output("anomaly")},
-    "url_hits": {"path": _path, "headers": _headers},
-    "screens": {"text": _output("terminal"), "answer_text": _output("terminal")},
-    "opens": {"argv": _argv_text},
+    table.name: {column.name: _redaction(column.shared) for column in table.columns if column.shared is not None}
+    for table in TABLES
+    if any(column.shared is not None for column in table.columns)
 }
 
 
@@ -144,19 +128,8 @@ def trim_copy(
     target, out = Path(source), Path(dest)
     if out.exists() or out.is_symlink():
         raise RecordingError(f"{out} already exists; choose another --out (nothing was written)")
-    wal = target.with_name(target.name + "-wal")
-    if wal.is_file() and wal.stat().st_size > 0:  # its newest rows are there, and a copy of the file alone lacks them
-        raise RecordingError(
-            f"{target} has a -wal beside it: another process may be writing it; "
-            "try again when it ends (nothing was written)"
-        )
-    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".trimming", dir=out.parent)
-    copy = Path(name)
-    try:
-        try:
-            _copy_checked(target, fd)
-        finally:
-            os.close(fd)
+    untouched = "try again when it ends (nothing was written)"
+    with working_copy(target, beside=out, suffix=".trimming", untouched=untouched) as copy:
         with redact.applying(redact.Redactor(policy)) as redactor:
             _trim(copy, target, run_ids)
         summary = redactor.summary("export")
@@ -166,10 +139,6 @@ def trim_copy(
         except FileExistsError:
             raise RecordingError(f"{out} already exists; choose another --out (nothing was written)") from None
         return summary
-    finally:
-        for leftover in (copy, copy.with_name(copy.name + "-journal")):
-            with contextlib.suppress(FileNotFoundError):
-                leftover.unlink()
 
 
 def _connect(copy: Path) -> sqlite3.Connection:

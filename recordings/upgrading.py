@@ -7,48 +7,18 @@ and swapped in with os.replace: the original is either untouched or wholly repla
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 import stat
-import tempfile
 from pathlib import Path
 
 from sqlite_utils import Database
 
 from . import migrations
-from .errors import RecordingError, RecordingFormatError
+from .errors import RecordingFormatError
 from .guard import check_tables
 from .migrations import FORMAT_MARKER, MIGRATION_SET
-
-SQLITE_HEADER = b"SQLite format 3\x00"
-_KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a device"}
-
-
-def _copy_checked(target: Path, into: int) -> None:
-    """Copy `target` into the open file `into`, refusing anything that is not a non-empty SQLite file."""
-    try:
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)  # O_NONBLOCK: a FIFO must never block us
-    except FileNotFoundError:
-        raise RecordingError(f"{target}: no such file; give the path of an existing recording") from None
-    except IsADirectoryError:
-        raise RecordingError(f"{target} is a directory, not a recording") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
-            raise RecordingError(f"{target} is {kind}, not a recording; nothing was changed")
-        if info.st_size == 0:
-            raise RecordingError(f"{target} is empty, not a recording; nothing was changed")
-        head = os.pread(fd, len(SQLITE_HEADER), 0)
-        if head != SQLITE_HEADER:
-            raise RecordingFormatError(f"{target} is not a SQLite database, so not a recording; nothing was changed")
-        offset = 0
-        while chunk := os.pread(fd, 1 << 20, offset):
-            os.write(into, chunk)
-            offset += len(chunk)
-    finally:
-        os.close(fd)
+from .working_copy import working_copy
 
 
 def _check_recording(conn: sqlite3.Connection, target: Path) -> list[str]:
@@ -79,25 +49,12 @@ def _check_recording(conn: sqlite3.Connection, target: Path) -> list[str]:
 def upgrade(path: str | Path, format_version: str) -> list[str]:
     """Apply pending migrations to a copy of the recording and swap it in; returns the names applied."""
     target = Path(path)
-    wal = target.with_name(target.name + "-wal")
-    if wal.is_file() and wal.stat().st_size > 0:
-        raise RecordingError(f"{target} has a -wal beside it: another process may be writing it; nothing was changed")
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".upgrading", dir=target.parent)
-    copy = Path(name)
-    try:
-        try:
-            _copy_checked(target, fd)
-        finally:
-            os.close(fd)
+    with working_copy(target, beside=target, suffix=".upgrading", untouched="nothing was changed") as copy:
         applied = _migrate(copy, target, format_version)
         if applied:
             os.chmod(copy, stat.S_IMODE(target.stat().st_mode))
             os.replace(copy, target)
         return applied
-    finally:
-        for leftover in (copy, copy.with_name(copy.name + "-journal")):
-            with contextlib.suppress(FileNotFoundError):
-                leftover.unlink()
 
 
 def _migrate(copy: Path, target: Path, format_version: str) -> list[str]:

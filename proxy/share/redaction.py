@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from backchannel.recordings import redact
-from backchannel.recordings.meta import Redactions
+from backchannel.recordings.redactions import Redactions
 
 _PLAIN = re.compile(r"[\w.-]+")
 MAX_PATTERN = 200

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from backchannel.recordings.meta import Redactions
+from backchannel.recordings.redactions import Redactions
 from tests.clients.secrets_client import SECRETS
 
 ROOT = Path(__file__).resolve().parents[2]

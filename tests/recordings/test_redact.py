@@ -4,7 +4,6 @@ import time
 import pytest
 
 from backchannel.recordings import redact
-from backchannel.recordings.meta import Redactions
 from backchannel.recordings.redact import (
     REDACTED,
     redact_headers,
@@ -13,6 +12,7 @@ from backchannel.recordings.redact import (
     redact_output,
     redact_path,
 )
+from backchannel.recordings.redactions import Redactions
 from backchannel.recordings.rows import (
     ExchangeRequest,
     ExchangeResponse,

@@ -14,7 +14,7 @@ import pytest
 from backchannel.oracle import judge
 from backchannel.recordings import load, redact
 from backchannel.recordings.errors import RecordingError, RecordingFormatError
-from backchannel.recordings.meta import Redactions
+from backchannel.recordings.redactions import Redactions
 from backchannel.recordings.trim import trim_copy
 from tests.factories import new_recording
 

@@ -16,8 +16,8 @@ from backchannel.proxy.run.discovery import (
     transport_http,
     url_flag,
 )
+from backchannel.recordings.json_form import json_text, parse_json
 from backchannel.recordings.shapes import Discovery as DiscoveryRecord
-from backchannel.recordings.shapes import json_text, parse_json
 
 TOOL = "get_repo_status"
 TOY_HELP = """usage: toy COMMAND

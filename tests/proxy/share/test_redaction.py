@@ -8,7 +8,7 @@ import pytest
 
 from backchannel.proxy.share.redaction import MAX_RECORDED, export_policy, recorded_patterns, summary_lines
 from backchannel.recordings import redact
-from backchannel.recordings.meta import Redactions
+from backchannel.recordings.redactions import Redactions
 
 
 def meta(*patterns: str) -> dict[str, str]:
