@@ -202,6 +202,14 @@ class _Screen(pyte.Screen):
         super().erase_in_display(how, *args, **kwargs)
 
 
+def keep_last(buffer: bytearray, chunk: bytes, limit: int = RENDER_BACKLOG) -> int:
+    """Append `chunk` to `buffer`, keeping only its last `limit` bytes; returns how many were dropped from its front."""
+    buffer += chunk
+    cut = max(0, len(buffer) - limit)
+    del buffer[:cut]
+    return cut
+
+
 def under_terminal(options: TtyOptions | None) -> bool:
     """Whether a client run with these options runs under a pseudo-terminal (not piped, with or without answers)."""
     return options is not None and not options.piped
@@ -226,11 +234,7 @@ class Terminal:
 
     def feed(self, chunk: bytes) -> None:
         """Take what the client wrote; it is rendered when the screen is next needed (a match, a snapshot)."""
-        self.pending += chunk
-        if len(self.pending) > RENDER_BACKLOG:
-            cut = len(self.pending) - RENDER_BACKLOG
-            del self.pending[:cut]
-            self.dropped += cut
+        self.dropped += keep_last(self.pending, chunk)
 
     def render(self) -> None:
         if self.pending:

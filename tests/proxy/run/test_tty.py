@@ -407,3 +407,11 @@ def test_a_client_printing_megabytes_before_its_prompt_is_still_answered_without
     result, raw, shots, _ = _run(code, TtyOptions(answers=(parse_answer(r"Name\? =>bob\n"),)), timeout=60)
     assert result.outcome == "exited" and b"got bob" in raw[-200:]
     assert len(raw) > 20_000_000  # every byte recorded; the screen is matched when the output pauses
+
+
+def test_the_screens_backlog_keeps_only_the_last_bytes_and_says_how_many_it_dropped():
+    from backchannel.proxy.run.tty import keep_last
+
+    buffer = bytearray(b"abc")
+    assert keep_last(buffer, b"def", limit=4) == 2 and buffer == b"cdef"
+    assert keep_last(buffer, b"", limit=4) == 0 and buffer == b"cdef"
