@@ -51,10 +51,11 @@ def _out(chunks: list[tuple[str, bytes]], stream: str = "stdout") -> str:
 
 def test_each_answer_is_written_once_its_prompt_was_read_and_enter_is_a_line_feed_on_a_pipe():
     result, chunks, shots = _run(ASKING, _piped(r"Open it\? \[y/n\]: =>y\n", r"Name\? =>ada\n"))
-    assert result.outcome == "exited" and result.exit_code == 0
-    assert "got 'y\\n'" in _out(chunks)
-    assert "name 'ada\\n'" in _out(chunks)
-    assert {name for name, _ in chunks} == {"stdout", "stderr"}  # piped: never one `tty` stream
+    seen = f"{result}, chunks {chunks}, screens answered {[s.text for s in shots]}"  # a failure says what happened
+    assert result.outcome == "exited" and result.exit_code == 0, seen
+    assert "got 'y\\n'" in _out(chunks), seen
+    assert "name 'ada\\n'" in _out(chunks), seen
+    assert {name for name, _ in chunks} == {"stdout", "stderr"}, seen  # piped: never one `tty` stream
 
 
 def test_the_screen_each_answer_answered_is_an_answered_snapshot_with_lines_starting_at_the_left():
