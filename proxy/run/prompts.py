@@ -63,17 +63,26 @@ class PipedPrompts:
             self._changed.notify()
 
     def close(self) -> None:
-        """Stop answering and close the client's stdin (once the client has exited: nothing more will be asked)."""
+        """Stop answering and close the client's stdin (once the client has exited: nothing more will be asked).
+
+        The prompter thread closes the pipe itself, as it ends: closed from here while the thread still ran (a long
+        render outlasting CLOSE_WAIT on a busy machine), its next write went to whatever file was opened next under
+        the same descriptor number, such as the next capture's recording ("file is not a database")."""
         with self._changed:
             self._closing = True
             self._changed.notify()
         self._thread.join(CLOSE_WAIT)
-        try:
-            self._pipe.close()
-        except (OSError, ValueError):
-            pass
 
     def _prompter(self) -> None:
+        try:
+            self._answer_until_closed()
+        finally:
+            try:
+                self._pipe.close()
+            except (OSError, ValueError):
+                pass
+
+    def _answer_until_closed(self) -> None:
         while True:
             with self._changed:
                 if not self._incoming and not self._closing:

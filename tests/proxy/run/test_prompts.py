@@ -221,3 +221,33 @@ def test_closing_returns_promptly_even_when_something_else_holds_the_clients_std
     assert time.monotonic() - began < 2
     assert not [t for t in threading.enumerate() if t.name == "piped-answers"]
     os.close(read_end)
+
+
+def test_the_clients_stdin_is_closed_by_the_prompter_itself_so_a_late_write_never_lands_in_a_reused_descriptor(
+    monkeypatch,
+):
+    import os
+    import threading
+
+    from backchannel.proxy.run import prompts as module
+
+    rendering, release = threading.Event(), threading.Event()
+
+    def slow_answers(self, emit):  # a render that outlasts close()'s wait, as a busy machine makes one
+        rendering.set()
+        release.wait(10)
+        return []
+
+    monkeypatch.setattr(module.Terminal, "answer_all", slow_answers)
+    monkeypatch.setattr(module, "CLOSE_WAIT", 0.05)
+    read_end, write_end = os.pipe()
+    stdin = os.fdopen(write_end, "wb")
+    prompts = module.PipedPrompts(_piped(r"Name\? =>bob\n"), stdin)
+    prompts.output(b"Name? ")
+    assert rendering.wait(10)
+    prompts.close()  # returns after CLOSE_WAIT with the thread still rendering
+    assert not stdin.closed  # its descriptor is not free for the next file opened while the thread may write to it
+    release.set()
+    prompts._thread.join(10)
+    assert stdin.closed and not prompts._thread.is_alive()
+    os.close(read_end)
