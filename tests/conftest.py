@@ -1,26 +1,53 @@
-"""Suite-wide settings: Hypothesis profiles.
+"""Suite-wide settings: Hypothesis profiles, the live marker, and which tests start first.
 
-The suite runs the `suite` profile (fewer examples, so the offline tests stay fast); set HYPOTHESIS_PROFILE=thorough
-for a deeper search before a release or after touching a parser. Tests that pin their own `max_examples` keep it.
+The suite runs the `suite` profile (fewer examples, so the offline tests stay fast; no deadline, see below); set
+HYPOTHESIS_PROFILE=thorough for a deeper search before a release or after touching a parser. Tests that pin their
+own `max_examples` keep it.
 """
 
 import os
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
-settings.register_profile("suite", max_examples=50)
+# no per-example deadline and no too-slow health check in the suite: the suite runs on several workers (often on a
+# shared machine), where an example's wall time says how busy the cores were, not how fast the code is; what each
+# property asserts is unchanged (the fuzz tests already pinned deadline=None for the same reason)
+settings.register_profile("suite", max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (addopts) starts two workers per core: a live test spends most of its time waiting on the processes
+    it started (the endpoint, mitmdump, a client), so one per core leaves the cores idle (docs/benchmarks.md).
+    PYTEST_XDIST_AUTO_NUM_WORKERS or `-n N` choose otherwise; `-n 0` runs in this one process."""
+    return 2 * (os.cpu_count() or 1)
 
 
 LIVE_FOLDERS = ("e2e", "proxy")  # these start processes: the endpoint, mitmdump, real clients, the CLI
 
 
+# The longest single tests (minutes, not seconds), started first: the suite runs on several workers (pytest-xdist,
+# addopts), each taking the next test as it frees up, so a long test collected last would run alone at the end.
+# Order only; each stays a test like any other. Names from `--durations` of a whole run (docs/benchmarks.md).
+START_FIRST = (
+    "test_lint.py::test_mypy_is_clean_on_every_package",  # a cold mypy on a fresh clone: about 2-4 CPU minutes
+    "bench/test_proxy_bench.py::test_the_readme_benchmark_command_runs_as_written_and_reports_every_section",
+)
+
+
 def pytest_collection_modifyitems(items: list) -> None:
-    """Mark every test under tests/e2e and tests/proxy `live`, so `-m 'not live'` runs only the offline tests."""
+    """Mark every test under tests/e2e and tests/proxy `live`, so `-m 'not live'` runs only the offline tests;
+    move the START_FIRST tests to the front (the sort is stable: every other test keeps its collected order)."""
     root = os.path.dirname(__file__)
     for item in items:
         parts = os.path.relpath(str(item.path), root).split(os.sep)
         if parts[0] in LIVE_FOLDERS:
             item.add_marker(pytest.mark.live)
+
+    def rank(item: pytest.Item) -> int:
+        name = "/".join(os.path.relpath(str(item.path), root).split(os.sep)) + "::" + item.name
+        return START_FIRST.index(name) if name in START_FIRST else len(START_FIRST)
+
+    items.sort(key=rank)

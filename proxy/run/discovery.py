@@ -417,8 +417,9 @@ TOOL_SLOT = "{tool}"  # in a per-tool template: where each tool's name goes
 
 @dataclass(frozen=True)
 class ToolTemplate:
-    """A confirmed invocation made per-tool: `argv` with TOOL_SLOT where it named the tool it called, and whether it
-    named it dashed (`connect-account`, a per-tool subcommand as its help listed it) or as given (`connect_account`)."""
+    """A command line made per-tool: `argv` with TOOL_SLOT where the tool's name goes (a `--client` that takes
+    `{tool}`, or a confirmed invocation where it named the tool it called), and whether that name is dashed
+    (`connect-account`, a per-tool subcommand as its help listed it) or as given (`connect_account`)."""
 
     argv: Argv
     dashed: bool = False

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable
 from typing import IO
 
-from backchannel.proxy.run.tty import RENDER_BACKLOG, Snapshot, Terminal, TtyOptions
+from backchannel.proxy.run.tty import Snapshot, Terminal, TtyOptions, keep_last
 
 WRITE_WAIT = 0.1  # seconds between tries of an answer the client's stdin does not take yet
 CLOSE_WAIT = 5.0  # seconds close() waits for the thread, at most (it ends within WRITE_WAIT of being told)
@@ -50,6 +50,7 @@ class PipedPrompts:
         os.set_blocking(self._fd, False)
         self._changed = threading.Condition()
         self._incoming = bytearray()  # handed over by the readers, not yet on the screen (at most RENDER_BACKLOG)
+        self.dropped = 0  # bytes the screen never got: the readers outran it (the raw streams have them)
         self._closing = False
         self._to_write = bytearray(preamble or b"")  # the prompter thread's own
         self._thread = threading.Thread(target=self._prompter, name="piped-answers", daemon=True)
@@ -58,24 +59,30 @@ class PipedPrompts:
     def output(self, chunk: bytes) -> None:
         """Hand over one chunk the client wrote (already recorded); never blocks on the screen or the client."""
         with self._changed:
-            self._incoming += chunk
-            if len(self._incoming) > RENDER_BACKLOG:
-                self.terminal.dropped += len(self._incoming) - RENDER_BACKLOG
-                del self._incoming[: len(self._incoming) - RENDER_BACKLOG]
+            self.dropped += keep_last(self._incoming, chunk)
             self._changed.notify()
 
     def close(self) -> None:
-        """Stop answering and close the client's stdin (once the client has exited: nothing more will be asked)."""
+        """Stop answering and close the client's stdin (once the client has exited: nothing more will be asked).
+
+        The prompter thread closes the pipe itself, as it ends: closed from here while the thread still ran (a long
+        render outlasting CLOSE_WAIT on a busy machine), its next write went to whatever file was opened next under
+        the same descriptor number, such as the next capture's recording ("file is not a database")."""
         with self._changed:
             self._closing = True
             self._changed.notify()
         self._thread.join(CLOSE_WAIT)
-        try:
-            self._pipe.close()
-        except (OSError, ValueError):
-            pass
 
     def _prompter(self) -> None:
+        try:
+            self._answer_until_closed()
+        finally:
+            try:
+                self._pipe.close()
+            except (OSError, ValueError):
+                pass
+
+    def _answer_until_closed(self) -> None:
         while True:
             with self._changed:
                 if not self._incoming and not self._closing:

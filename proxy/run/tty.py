@@ -60,6 +60,7 @@ DRAIN_TAIL = 0.1  # ... and how long a pause in it ends the wait (a process it l
 READ_SIZE = 65536
 MATCH_EVERY = 1.0  # seconds: a client writing without a pause has its screen matched at least this often
 RENDER_BACKLOG = 64 * 1024  # bytes kept for the screen between two renders; older ones are never rendered
+MATCH_SHARE = 4  # after a match, the next waits at least this many times what it cost: the screen's share is bounded
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
 _CONTROL = re.compile(rb"(?:\x1b\[|\xc2\x9b)[0-?]*[ -/]*[@-~]")  # a whole CSI, 7- or 8-bit: fed to pyte alone
 _ESCAPES = {"n": "\r", "e": "\x1b", "t": "\t", "\\": "\\"}  # \n is Enter: a terminal sends CR for it
@@ -202,6 +203,14 @@ class _Screen(pyte.Screen):
         super().erase_in_display(how, *args, **kwargs)
 
 
+def keep_last(buffer: bytearray, chunk: bytes, limit: int = RENDER_BACKLOG) -> int:
+    """Append `chunk` to `buffer`, keeping only its last `limit` bytes; returns how many were dropped from its front."""
+    buffer += chunk
+    cut = max(0, len(buffer) - limit)
+    del buffer[:cut]
+    return cut
+
+
 def under_terminal(options: TtyOptions | None) -> bool:
     """Whether a client run with these options runs under a pseudo-terminal (not piped, with or without answers)."""
     return options is not None and not options.piped
@@ -226,11 +235,7 @@ class Terminal:
 
     def feed(self, chunk: bytes) -> None:
         """Take what the client wrote; it is rendered when the screen is next needed (a match, a snapshot)."""
-        self.pending += chunk
-        if len(self.pending) > RENDER_BACKLOG:
-            cut = len(self.pending) - RENDER_BACKLOG
-            del self.pending[:cut]
-            self.dropped += cut
+        self.dropped += keep_last(self.pending, chunk)
 
     def render(self) -> None:
         if self.pending:
@@ -425,11 +430,18 @@ def _watch(
     quiet_taken = False  # a waiting snapshot was taken since the last output
     eof = False
     typed = bytearray(stdin or b"")  # what is still to be typed, written as the terminal takes it
-    matched_at = time.monotonic()  # when the screen was last matched against the answers
+    pacing = _MatchPacing()
 
     def emit(snapshot: Snapshot) -> None:
         if on_snapshot is not None:
             on_snapshot(snapshot)
+
+    def answer() -> None:
+        nonlocal typed
+        began = time.monotonic()
+        for found in term.answer_all(emit):  # two prompts in one chunk: both answered, in order
+            typed += found.text.encode("utf-8")
+        pacing.matched(began)
 
     def timed_out() -> TtyResult:
         _kill_group(proc.pid)
@@ -442,6 +454,8 @@ def _watch(
         if now >= deadline:
             return timed_out()
         wait = deadline - now if quiet_taken else min(deadline - now, max(0.0, last_output + options.quiet - now))
+        if pacing.owed:
+            wait = min(wait, max(0.0, pacing.due() - now))
         ready, writable, _ = select.select([fd, waiter.read_end], [fd] if typed else [], [], wait)
         if writable:
             typed = _type(fd, typed)
@@ -450,14 +464,11 @@ def _watch(
             if chunk is None:
                 eof = True
             elif chunk:
-                last_output, quiet_taken = time.monotonic(), False
-                # mid-burst the screen waits (rendering costs about 4 µs a byte): it is matched when the output
-                # pauses, and at least every MATCH_EVERY seconds of a client that never pauses
-                now = time.monotonic()
-                if now - matched_at >= MATCH_EVERY or not select.select([fd], [], [], 0)[0]:
-                    matched_at = now
-                    for answer in term.answer_all(emit):  # two prompts in one chunk: both answered, in order
-                        typed += answer.text.encode("utf-8")
+                last_output, quiet_taken, pacing.owed = time.monotonic(), False, True
+                if pacing.wants(time.monotonic(), paused=not select.select([fd], [], [], 0)[0]):
+                    answer()
+        elif pacing.owed and time.monotonic() >= pacing.due():  # the output paused: the screen is owed its match
+            answer()
         elif not ready and not writable and not quiet_taken and time.monotonic() - last_output >= options.quiet:
             quiet_taken = True
             if term.snapshots < MAX_SNAPSHOTS:
@@ -480,6 +491,32 @@ def _watch(
     # then (in run_tty) whatever it left behind is killed, as after a piped run
     emit(term.snapshot("exit"))
     return TtyResult(waiter.exit_code(), "exited", "", term.snapshots)
+
+
+class _MatchPacing:
+    """When the screen is matched against the answers: when the output pauses, and at least every MATCH_EVERY
+    seconds of a client that never pauses; but never sooner after a match than MATCH_SHARE times what it cost.
+
+    Mid-burst the screen waits because rendering costs about 4 µs a byte. A pause is only what a select of 0 s
+    sees: on a loaded machine the writer is merely not scheduled yet after each read, and matching at every such
+    pause rendered every byte (80 s for 20 MB, past the run's timeout). The bound keeps the screen's share of the
+    loop at most 1/(MATCH_SHARE + 1) whatever the scheduler does; a cheap match (a prompt on a quiet screen costs
+    microseconds) is not delayed at all."""
+
+    def __init__(self) -> None:
+        self.at = time.monotonic()  # when the screen was last matched
+        self.cost = 0.0  # what that match took
+        self.owed = False  # output arrived since then
+
+    def due(self) -> float:
+        return self.at + self.cost * MATCH_SHARE
+
+    def wants(self, now: float, paused: bool) -> bool:
+        return now - self.at >= MATCH_EVERY or (paused and now >= self.due())
+
+    def matched(self, began: float) -> None:
+        self.at = time.monotonic()
+        self.cost, self.owed = self.at - began, False
 
 
 def _type(fd: int, pending: bytearray) -> bytearray:

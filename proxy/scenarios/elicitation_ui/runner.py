@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import secrets
 import shlex
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from backchannel.oracle.harness import NOT_RUN  # the anomaly a failed discovery
 from backchannel.oracle.scenarios.elicitation_ui import payloads
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture
-from backchannel.proxy.run.discovery import tool_template
+from backchannel.proxy.run.discovery import TOOL_SLOT, ToolTemplate, tool_template
 from backchannel.proxy.run.target_discovery import discover_target
 from backchannel.proxy.run.tty import under_terminal
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Progress
@@ -29,7 +28,6 @@ from backchannel.recordings.shapes import Fact, Invocation, ProbeOptions
 
 SCENARIO = "elicitation-ui"
 RUN = "contract"
-TOOL = "{tool}"  # in --client: run the client once per tool, the tool's name here
 DISCOVERY_ERROR = -32000  # the trial call's answer: a JSON-RPC error, in the implementation-defined server range
 DISCOVERY_MESSAGE = "backchannel discovery: this call only confirms how the client calls a tool; no tool ran"
 # every trial call answered at once, upstream never contacted: an elicitation would hold the CLI until its timeout.
@@ -73,36 +71,32 @@ def run(options: CheckOptions, progress: Progress) -> Path:
         redaction=options.redaction,
         limits=options.limits,
     ) as capture:
-        runs = _client_runs(client) if client else _discovered_runs(capture, options, progress)
-        if runs is None:
+        if client:  # once, or once per tool when it takes {tool}
+            invocation: tuple[str, ...] | None = client
+            template = ToolTemplate(client) if any(TOOL_SLOT in part for part in client) else None
+        else:
+            template = _discovered(capture, options, progress)
+            invocation = template.argv if template else None
+        if invocation is None:
             return options.out
-        capture.set_meta(Invocation(argv=runs[0]))
+        capture.set_meta(Invocation(argv=invocation))
+        runs = [(template.argv_for(tool), tool) for tool in payloads.TOOLS] if template else [(invocation, None)]
         terminal = under_terminal(options.tty)
         how = "under a terminal" if terminal else "piped, answered at its prompts" if options.tty else "piped"
-        for template, tool in runs[1]:
+        for argv, tool in runs:
             facts: dict[str, Fact] = {"tty": terminal}
             if tool is not None:
                 facts["tool"] = tool
             run_ = capture.new_run(RUN, {}, scenario=SCENARIO, facts=facts)
             what = f"the tool {tool}" if tool else "the five elicitation-ui tools"
             progress(f"running the client against {what}, {how}")
-            capture.run_client(run_, list(template), timeout=options.timeout, stdin=options.stdin)
+            capture.run_client(run_, list(argv), timeout=options.timeout, stdin=options.stdin)
     return options.out
 
 
-Runs = tuple[tuple[str, ...], list[tuple[tuple[str, ...], str | None]]]  # (the invocation meta, [(a run's argv, tool)])
-
-
-def _client_runs(client: Sequence[str]) -> Runs:
-    """`--client` as given: once, or once per tool when it takes `{tool}`."""
-    if not any(TOOL in part for part in client):
-        return tuple(client), [(tuple(client), None)]
-    return tuple(client), [(tuple(part.replace(TOOL, tool) for part in client), tool) for tool in payloads.TOOLS]
-
-
-def _discovered_runs(capture: Capture, options: CheckOptions, progress: Progress) -> Runs | None:
-    """`--target` discovered: once per tool, the tool's name where the confirmed invocation put its own; None (and a
-    `client-not-run` anomaly) when discovery found no invocation, or one that names none of the tools."""
+def _discovered(capture: Capture, options: CheckOptions, progress: Progress) -> ToolTemplate | None:
+    """`--target` discovered, as a per-tool template (the tool's name where the confirmed invocation put its own);
+    None (and a `client-not-run` anomaly) when discovery found no invocation, or one that names none of the tools."""
     assert options.target
     found = discover_target(
         capture,
@@ -125,4 +119,4 @@ def _discovered_runs(capture: Capture, options: CheckOptions, progress: Progress
             NOT_RUN, f"the invocation discovery found names none of the tools: {shlex.join(found.invocation)}"
         )
         return None
-    return template.argv, [(template.argv_for(tool), tool) for tool in payloads.TOOLS]
+    return template

@@ -52,10 +52,11 @@ def _out(chunks: list[tuple[str, bytes]], stream: str = "stdout") -> str:
 
 def test_each_answer_is_written_once_its_prompt_was_read_and_enter_is_a_line_feed_on_a_pipe():
     result, chunks, shots = _run(ASKING, _piped(r"Open it\? \[y/n\]: =>y\n", r"Name\? =>ada\n"))
-    assert result.outcome == "exited" and result.exit_code == 0
-    assert "got 'y\\n'" in _out(chunks)
-    assert "name 'ada\\n'" in _out(chunks)
-    assert {name for name, _ in chunks} == {"stdout", "stderr"}  # piped: never one `tty` stream
+    seen = f"{result}, chunks {chunks}, screens answered {[s.text for s in shots]}"  # a failure says what happened
+    assert result.outcome == "exited" and result.exit_code == 0, seen
+    assert "got 'y\\n'" in _out(chunks), seen
+    assert "name 'ada\\n'" in _out(chunks), seen
+    assert {name for name, _ in chunks} == {"stdout", "stderr"}, seen  # piped: never one `tty` stream
 
 
 def test_the_screen_each_answer_answered_is_an_answered_snapshot_with_lines_starting_at_the_left():
@@ -220,4 +221,34 @@ def test_closing_returns_promptly_even_when_something_else_holds_the_clients_std
     prompts.close()
     assert time.monotonic() - began < 2
     assert not [t for t in threading.enumerate() if t.name == "piped-answers"]
+    os.close(read_end)
+
+
+def test_the_clients_stdin_is_closed_by_the_prompter_itself_so_a_late_write_never_lands_in_a_reused_descriptor(
+    monkeypatch,
+):
+    import os
+    import threading
+
+    from backchannel.proxy.run import prompts as module
+
+    rendering, release = threading.Event(), threading.Event()
+
+    def slow_answers(self, emit):  # a render that outlasts close()'s wait, as a busy machine makes one
+        rendering.set()
+        release.wait(10)
+        return []
+
+    monkeypatch.setattr(module.Terminal, "answer_all", slow_answers)
+    monkeypatch.setattr(module, "CLOSE_WAIT", 0.05)
+    read_end, write_end = os.pipe()
+    stdin = os.fdopen(write_end, "wb")
+    prompts = module.PipedPrompts(_piped(r"Name\? =>bob\n"), stdin)
+    prompts.output(b"Name? ")
+    assert rendering.wait(10)
+    prompts.close()  # returns after CLOSE_WAIT with the thread still rendering
+    assert not stdin.closed  # its descriptor is not free for the next file opened while the thread may write to it
+    release.set()
+    prompts._thread.join(10)
+    assert stdin.closed and not prompts._thread.is_alive()
     os.close(read_end)

@@ -49,9 +49,10 @@ def _run(
         )
     finally:
         lab.close()
-    streams: dict[str, bytes] = {}
+    parts: dict[str, list[bytes]] = {}
     for stream, data in chunks:
-        streams[stream] = streams.get(stream, b"") + data
+        parts.setdefault(stream, []).append(data)  # joined once: adding 20 MB chunk by chunk is quadratic
+    streams = {stream: b"".join(pieces) for stream, pieces in parts.items()}
     return result, b"".join(d for _, d in chunks), shots, streams
 
 
@@ -407,3 +408,11 @@ def test_a_client_printing_megabytes_before_its_prompt_is_still_answered_without
     result, raw, shots, _ = _run(code, TtyOptions(answers=(parse_answer(r"Name\? =>bob\n"),)), timeout=60)
     assert result.outcome == "exited" and b"got bob" in raw[-200:]
     assert len(raw) > 20_000_000  # every byte recorded; the screen is matched when the output pauses
+
+
+def test_the_screens_backlog_keeps_only_the_last_bytes_and_says_how_many_it_dropped():
+    from backchannel.proxy.run.tty import keep_last
+
+    buffer = bytearray(b"abc")
+    assert keep_last(buffer, b"def", limit=4) == 2 and buffer == b"cdef"
+    assert keep_last(buffer, b"", limit=4) == 0 and buffer == b"cdef"
