@@ -150,11 +150,11 @@ def serve(
     from backchannel.proxy.endpoint.server import start_endpoint
 
     try:
-        get_scenario(scenario)
+        tools = get_scenario(scenario).tools
     except CheckError as exc:
         raise fail(str(exc)) from exc
     try:
-        running = start_endpoint(EndpointConfig(scenario=scenario), port=port)
+        running = start_endpoint(EndpointConfig(tools=tools), port=port)
     except OSError as exc:
         raise fail(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
     out_console.print(running.url, markup=False)
@@ -220,7 +220,7 @@ def record(
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{target}{suffix}").unlink(missing_ok=True)
         mutation_plan = _load_plan(plan)
-        get_scenario(scenario)
+        tools = get_scenario(scenario).tools
         if cmd:
             result = record_command(
                 target,
@@ -228,6 +228,7 @@ def record(
                 upstream=upstream,
                 plan=mutation_plan,
                 scenario=scenario,
+                tools=tools,
                 timeout=timeout,
                 keep_lab=keep_lab,
                 flow_state=flow_state,
@@ -250,6 +251,7 @@ def record(
                 upstream=upstream,
                 plan=mutation_plan,
                 scenario=scenario,
+                tools=tools,
                 console=out_console,
                 flow_state=flow_state,
             )
@@ -259,6 +261,7 @@ def record(
                 upstream=upstream,
                 plan=mutation_plan,
                 scenario=scenario,
+                tools=tools,
                 console=out_console,
                 flow_state=flow_state,
             )

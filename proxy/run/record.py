@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.endpoint.tools import EndpointConfig, ToolSpec
 from backchannel.proxy.judging.keep import keep_report
 from backchannel.proxy.run.capture import MAX_OUTPUT, Capture
 from backchannel.proxy.run.placeholders import McpConfigOptions
@@ -36,6 +36,7 @@ def record_command(
     upstream: str | None,
     plan: dict[str, Any],
     scenario: str,
+    tools: tuple[ToolSpec, ...],
     timeout: float,
     keep_lab: bool,
     console: Console,
@@ -45,8 +46,11 @@ def record_command(
     mcp_config: McpConfigOptions | None = None,
     tty: TtyOptions | None = None,
 ) -> RecordResult:
-    """Run the command once through the proxy, record everything, close the recording."""
-    endpoint = EndpointConfig(scenario=scenario)
+    """Run the command once through the proxy, record everything, close the recording.
+
+    Without `upstream` the scripted endpoint serves `tools` (the scenario's, which the caller found) and the run
+    names `scenario`."""
+    endpoint = EndpointConfig(tools=tools)
     with Capture(
         out,
         upstream=upstream,
@@ -68,10 +72,18 @@ def record_command(
 
 
 def record_live(
-    out: Path, *, upstream: str | None, plan: dict[str, Any], scenario: str, console: Console, flow_state: bool = False
+    out: Path,
+    *,
+    upstream: str | None,
+    plan: dict[str, Any],
+    scenario: str,
+    tools: tuple[ToolSpec, ...],
+    console: Console,
+    flow_state: bool = False,
 ) -> None:
-    """Print the URL for a live client and show each message as one line until Ctrl-C."""
-    with Capture(out, upstream=upstream, endpoint=EndpointConfig(scenario=scenario), flow_state=flow_state) as capture:
+    """Print the URL for a live client and show each message as one line until Ctrl-C (the endpoint, without
+    `upstream`, serving `tools`)."""
+    with Capture(out, upstream=upstream, endpoint=EndpointConfig(tools=tools), flow_state=flow_state) as capture:
         run = capture.new_run("live", plan, scenario=None if upstream else scenario)
         console.print(f"Point your client at: [bold]{run.url}[/bold]")
         console.print(f"Recording to {out}. Ctrl-C stops and closes the recording.", style="dim", markup=False)

@@ -16,6 +16,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from rich.console import Console
 
+from backchannel.proxy.endpoint.tools import ToolSpec
 from backchannel.proxy.run import launcher
 from backchannel.proxy.run.record import record_live
 
@@ -52,13 +53,22 @@ class WebUi:
 
 
 def record_web(
-    out: Path, *, upstream: str | None, plan: dict[str, Any], scenario: str, console: Console, flow_state: bool = False
+    out: Path,
+    *,
+    upstream: str | None,
+    plan: dict[str, Any],
+    scenario: str,
+    tools: tuple[ToolSpec, ...],
+    console: Console,
+    flow_state: bool = False,
 ) -> None:
     """`record` without a command, watched in mitmweb: prints the web view's URL, then runs the live recording."""
     web = WebUi()
     launcher.configure_web_ui(web)
     try:
         console.print(f"Web view (mitmweb, changed flows marked): {web.url}", markup=False, soft_wrap=True)
-        record_live(out, upstream=upstream, plan=plan, scenario=scenario, console=console, flow_state=flow_state)
+        record_live(
+            out, upstream=upstream, plan=plan, scenario=scenario, tools=tools, console=console, flow_state=flow_state
+        )
     finally:
         launcher.configure_web_ui(None)

@@ -164,8 +164,8 @@ def ledger() -> Ledger:
 
 
 def _serve(ledger: Ledger, legacy_only: bool) -> RunningEndpoint:
-    config = EndpointConfig(scenario="toy", server_name=SERVER_NAME, legacy_only=legacy_only)
-    return start_endpoint(config, tool_sets={"toy": ledger.scenario()})
+    config = EndpointConfig(tools=ledger.scenario().tools, server_name=SERVER_NAME, legacy_only=legacy_only)
+    return start_endpoint(config)
 
 
 @pytest.fixture
@@ -744,8 +744,8 @@ class UiRun:
 @pytest.fixture
 def ui_server() -> Iterator[tuple[UiServer, str]]:
     tools = UiServer()
-    config = EndpointConfig(scenario="ui", server_name=UI_SERVER)
-    with start_endpoint(config, tool_sets={"ui": tools.tool_set()}) as running:
+    config = EndpointConfig(tools=tools.tool_set().tools, server_name=UI_SERVER)
+    with start_endpoint(config) as running:
         yield tools, running.url
 
 
