@@ -65,8 +65,8 @@ class Backchannel:
                 return
             raise exceptions.OptionsError("backchannel_recording is required: the recording to write into")  # type: ignore[no-untyped-call]
         try:
-            redact.configure(ctx.options.backchannel_redact)
-            self.session = Session(path, _limits())
+            policy = redact.Policy(ctx.options.backchannel_redact)
+            self.session = Session(path, _limits(), policy)
         except (RecordingError, OSError, ValueError) as exc:
             self._refused = True
             raise exceptions.OptionsError(f"cannot open recording {path}: {exc}") from exc  # type: ignore[no-untyped-call]
@@ -222,7 +222,8 @@ class Backchannel:
                 self.session.anomaly(None, None, "proxy-exit", detail, time.time())
         if self.session is not None:
             writer = self.session.writer
-            writer.later(lambda: writer.set_meta(redact.summary("proxy")))  # names and counts only, after every row
+            # names and counts only, after every row
+            writer.later(lambda: writer.set_meta(writer.redactor.summary("proxy")))
             writer.close()
 
 

@@ -14,17 +14,13 @@ from typing import Any
 
 from mitmproxy import http
 
-from backchannel.recordings.mutation_records import (
-    AnswerInputRequiredRecord,
-    HoldRecord,
-    RejectRequestStateRecord,
-)
-
 from . import request_state
 from .hold import HoldServer, HoldTicket
 from .jsonrpc import PARSE_LIMIT, deep_stand_in, is_json, is_sse, loads, too_deep
 from .mutations.base import DeliveryStep, EndStep, HeadersStep, Relay, RequestStep
 from .mutations.disconnect import BodyCut
+from .mutations.hold import HoldRecord
+from .mutations.inject_input_requests import AnswerInputRequiredRecord, RejectRequestStateRecord
 from .session import FlowState, RunInfo, Session, header_pairs, origin_of
 from .sse import SseItem, SseRewriter, StreamCut
 from .transforms import INTERNAL_ERROR, INVALID_PARAMS, progress_token, proxy_error, rewrite_response, sse_event

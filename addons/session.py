@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from backchannel.recordings import redact
 from backchannel.recordings.errors import RecordingError
 from backchannel.recordings.mutation_records import MutationRecord
 from backchannel.recordings.reader import read_run
@@ -38,18 +39,6 @@ class Limits:
     # seconds an upstream may send nothing, before or inside its response, until the client gets a JSON-RPC error
     # (HTTP 504, or an SSE event ending a stream that owed a response); 0: off
     upstream_idle_timeout: float = 60.0
-
-
-_DEFAULT_LIMITS = [Limits()]
-
-
-def configure_limits(limits: Limits) -> None:
-    """The limits the mitmdump this process starts will apply (the CLI's flags; tests leave the defaults)."""
-    _DEFAULT_LIMITS[0] = limits
-
-
-def configured_limits() -> Limits:
-    return _DEFAULT_LIMITS[0]
 
 
 def limit_options(limits: Limits) -> list[str]:
@@ -111,10 +100,12 @@ class RunInfo:
 class Session:
     """One per mitmdump process."""
 
-    def __init__(self, recording: str, limits: Limits | None = None) -> None:
+    def __init__(
+        self, recording: str, limits: Limits | None = None, redaction: redact.Policy = redact.DEFAULT_POLICY
+    ) -> None:
         self.recording = recording
         self.limits = limits or Limits()
-        self.writer = RecordingWriter(recording)
+        self.writer = RecordingWriter(recording, redact.Redactor(redaction))  # the proxy's side of the tally
         self.key = secrets.token_bytes(32)
         self.flows: dict[str, FlowState] = {}
         self.runs: dict[str, RunInfo] = {}

@@ -7,6 +7,10 @@ cursor moves, titles) removed and each CR LF the terminal made of a newline turn
 script gives the same text piped (stdout, then stderr) and under a terminal. Evidence offsets into a tty stream are
 offsets into that plain text (`stream_bytes(rec, run, "tty")`).
 
+This module owns the terminal view of a recording: which streams a run has (`is_tty`, `stream_names`), their bytes
+as recorded (`raw_bytes`) and as read (`stream_bytes`), and the run's screen snapshots (`screens_in`); the
+recording model only holds the rows, so every reader (the checks, `show`, the matrix, a bug report) goes through here.
+
 The screen snapshots (`Recording.screens`) are not part of this text: each repeats what the stream already holds,
 and a snapshot may have scrolled a line's context (a fence, a label) off its top, which would judge the same output
 differently piped and under a terminal. They are what a human sees (`backchannel show`), cited as `screen` evidence.
@@ -16,9 +20,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from backchannel.recordings.model import Recording, ScreenSnapshot
+from backchannel.recordings.model import Recording, ScreenSnapshot, TerminalChunk
 
 from .model import Evidence
 
@@ -54,20 +59,43 @@ def plain(raw: bytes) -> bytes:
     return _ESCAPE.sub(b"", raw).replace(b"\r\n", b"\n")
 
 
+def screens_in(rec: Recording, run_id: str) -> Iterator[ScreenSnapshot]:
+    """The run's screen snapshots, in the order they were taken."""
+    return (s for s in rec.screens if s.run_id == run_id)
+
+
 def is_tty(rec: Recording, run_id: str) -> bool:
-    return rec.is_tty(run_id)
+    """Whether the run's client ran under a terminal (its output is the one `tty` stream).
+
+    A terminal run that printed nothing still has its exit screen; a piped run answered at its prompts
+    (`--answer --no-tty`) has screens too, but always piped output (a prompt was read before each)."""
+    names = {c.stream for c in rec.terminal if c.run_id == run_id}
+    return TTY in names or (not names & set(PIPED) and any(screens_in(rec, run_id)))
+
+
+def stream_names(rec: Recording, run_id: str) -> tuple[str, ...]:
+    """The run's streams in the order they are read: stdout and stderr, or the one tty stream."""
+    return (TTY,) if is_tty(rec, run_id) else PIPED
+
+
+def chunks(rec: Recording, run_id: str, name: str) -> list[TerminalChunk]:
+    """One stream's chunks by offset, as the harness read them (each with the time it was read)."""
+    return sorted((c for c in rec.terminal if c.run_id == run_id and c.stream == name), key=lambda c: c.offset)
+
+
+def raw_bytes(rec: Recording, run_id: str, name: str) -> bytes:
+    """One stream as the client wrote it, reassembled by offset (a tty stream with its escape sequences)."""
+    return b"".join(c.data for c in chunks(rec, run_id, name))
 
 
 def streams(rec: Recording, run_id: str) -> tuple[TerminalStream, ...]:
     """The run's terminal streams, in the order they are read: stdout and stderr, or the one tty stream."""
-    if rec.is_tty(run_id):
-        return (TerminalStream(TTY, plain(rec.terminal_bytes(run_id, TTY))),)
-    return tuple(TerminalStream(name, rec.terminal_bytes(run_id, name)) for name in PIPED)
+    return tuple(TerminalStream(name, stream_bytes(rec, run_id, name)) for name in stream_names(rec, run_id))
 
 
 def stream_bytes(rec: Recording, run_id: str, name: str) -> bytes:
     """One stream as the oracle reads it (a tty stream as plain text), so evidence offsets point into it."""
-    data = rec.terminal_bytes(run_id, name)
+    data = raw_bytes(rec, run_id, name)
     return plain(data) if name == TTY else data
 
 
@@ -79,9 +107,9 @@ def terminal_text(rec: Recording, run_id: str) -> str:
 def error_text(rec: Recording, run_id: str) -> tuple[str, bytes]:
     """Where a failing client's complaint is: (`stderr`, its bytes) piped; (`terminal`, the plain text) under a tty,
     where stderr is not told apart from stdout."""
-    if rec.is_tty(run_id):
+    if is_tty(rec, run_id):
         return "terminal", stream_bytes(rec, run_id, TTY)
-    return "stderr", rec.terminal_bytes(run_id, "stderr")
+    return "stderr", raw_bytes(rec, run_id, "stderr")
 
 
 def screen_evidence(snapshot: ScreenSnapshot, offset: int, length: int, note: str = "") -> Evidence:
@@ -150,15 +178,15 @@ def first_sighting(rec: Recording, run_id: str, needle: str) -> Sighting | None:
     if not wanted:
         return None
     found: Sighting | None = None
-    for name in (TTY,) if rec.is_tty(run_id) else PIPED:
-        raw = rec.terminal_bytes(run_id, name)
+    for name in stream_names(rec, run_id):
+        read = chunks(rec, run_id, name)
+        raw = b"".join(c.data for c in read)
         visible, pieces = _visible(raw)
         index = visible.find(wanted)
         if index < 0:
             continue
         first, last = _raw_offset(pieces, index), _raw_offset(pieces, index + len(wanted) - 1)
-        chunks = sorted((c for c in rec.terminal if c.run_id == run_id and c.stream == name), key=lambda c: c.offset)
-        t = next((c.t for c in chunks if c.offset <= last < c.offset + len(c.data)), None)
+        t = next((c.t for c in read if c.offset <= last < c.offset + len(c.data)), None)
         if name == TTY:  # evidence offsets into a tty stream are offsets into its plain text (stream_bytes)
             first, last = len(plain(raw[:first])), len(plain(raw[: last + 1])) - 1
         sighting = Sighting(name, first, last + 1 - first, t)

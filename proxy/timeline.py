@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from shlex import quote
 
 from backchannel.addons.plan import describe_plan
-from backchannel.oracle.terminal import TTY, stream_bytes
+from backchannel.oracle.terminal import TTY, chunks, screens_in, stream_bytes
 from backchannel.proxy.run.discovery import describe as describe_discovery
 from backchannel.recordings.meta import Redactions
 from backchannel.recordings.model import Recording, Run, ScreenSnapshot, UrlOpen
@@ -113,19 +113,19 @@ def _run_lines(rec: Recording, run: Run) -> Iterator[Line]:
             yield Line(item.t or 0.0, order, "dim", f"      sse {item.kind} ({item.origin}) {_short(raw, 60)!r}")
             order += 1
     for stream in ("stdout", "stderr", TTY):
-        chunks = sorted((c for c in rec.terminal if c.run_id == run.id and c.stream == stream), key=lambda c: c.offset)
-        if not chunks:
+        read = chunks(rec, run.id, stream)
+        if not read:
             continue
         data = stream_bytes(rec, run.id, stream)  # a tty stream as plain text: its offsets are the oracle's
         offset = 0
         for line in data.splitlines(keepends=True):
             # a line is shown at the time its first byte arrived, whatever pieces the client wrote it in
-            when = next((c.t for c in reversed(chunks) if c.offset <= offset), None) or 0.0
+            when = next((c.t for c in reversed(read) if c.offset <= offset), None) or 0.0
             text = line.decode("utf-8", "replace").rstrip("\r\n")
             yield Line(when, order, "yellow", f"      {stream}@{offset}: {_short(text)}")
             order += 1
             offset += len(line)
-    for snapshot in rec.screens_in(run.id):
+    for snapshot in screens_in(rec, run.id):
         for text in screen_block(snapshot):  # one time, consecutive orders: the block stays whole when sorted
             yield Line(snapshot.t or 0.0, order, "white", text)
             order += 1

@@ -10,6 +10,7 @@ import json
 import math
 import sqlite3
 from collections.abc import Callable
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -21,7 +22,9 @@ from .shapes import RunDetail
 
 T = TypeVar("T")
 
-JSON_DEPTH = [DEFAULT_LIMITS.max_json_depth]  # the depth limit of the load under way (set by load)
+# The depth bound of the load under way: its ReadLimits' (reader.load binds it for its thread and call, so two loads
+# in one process, each with its own limits, never see each other's); the cell readers below take values only.
+JSON_DEPTH: ContextVar[int] = ContextVar("backchannel_json_depth", default=DEFAULT_LIMITS.max_json_depth)
 _INT_RANGE = (-(2**63), 2**63 - 1)
 CACHED_HEADERS = 16 * 1024  # longer header lists are parsed every time, so the cache's memory stays bounded
 
@@ -74,8 +77,9 @@ def number(value: Any) -> float | None:
 
 def json_text(value: Any) -> str | None:
     found = text(value)
-    if found is not None and json_depth_over(found, JSON_DEPTH[0]):
-        raise ValueError(f"JSON nested deeper than the reader's limit of {JSON_DEPTH[0]}")
+    depth = JSON_DEPTH.get()
+    if found is not None and json_depth_over(found, depth):
+        raise ValueError(f"JSON nested deeper than the reader's limit of {depth}")
     return found
 
 
@@ -128,7 +132,7 @@ def rpc_id(value: Any) -> str | None:
 
 def headers(value: Any) -> Headers:
     if isinstance(value, str) and len(value) <= CACHED_HEADERS:
-        return _headers_of_text(value, JSON_DEPTH[0])
+        return _headers_of_text(value, JSON_DEPTH.get())
     return _headers(value)
 
 

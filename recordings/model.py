@@ -277,21 +277,5 @@ class Recording:
     def exchanges_in(self, run_id: str) -> Iterator[Exchange]:
         return (x for x in self.exchanges if x.run_id == run_id)
 
-    def screens_in(self, run_id: str) -> Iterator[ScreenSnapshot]:
-        return (s for s in self.screens if s.run_id == run_id)
-
     def opens_in(self, run_id: str) -> Iterator[UrlOpen]:
         return (o for o in self.opens if o.run_id == run_id)
-
-    def is_tty(self, run_id: str) -> bool:
-        """Whether the run's client ran under a terminal (its output is the one `tty` stream).
-
-        A terminal run that printed nothing still has its exit screen; a piped run answered at its prompts
-        (`--answer --no-tty`) has screens too, but always piped output (a prompt was read before each)."""
-        streams = {c.stream for c in self.terminal if c.run_id == run_id}
-        return "tty" in streams or (not streams & {"stdout", "stderr"} and any(self.screens_in(run_id)))
-
-    def terminal_bytes(self, run_id: str, stream: str) -> bytes:
-        """The whole stdout or stderr of a run, reassembled by offset."""
-        chunks = sorted((c for c in self.terminal if c.run_id == run_id and c.stream == stream), key=lambda c: c.offset)
-        return b"".join(c.data for c in chunks)

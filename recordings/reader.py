@@ -237,7 +237,7 @@ def load(path: str | Path, limits: ReadLimits = DEFAULT_LIMITS, *, live: bool = 
     # a writer that closes folds its WAL in and removes it (a live one has one by design)
     left_open = not live and wal.is_file() and wal.stat().st_size > 0
     with open_untrusted(target, limits, live=live) as conn:
-        c.JSON_DEPTH[0] = limits.max_json_depth
+        depth = c.JSON_DEPTH.set(limits.max_json_depth)
         try:
             rec = _load(conn, target, limits)
             return dataclasses.replace(rec, left_open=True) if left_open else rec
@@ -250,7 +250,7 @@ def load(path: str | Path, limits: ReadLimits = DEFAULT_LIMITS, *, live: bool = 
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             raise RecordingFormatError(f"{target} is damaged or not a recording: {exc}") from exc
         finally:
-            c.JSON_DEPTH[0] = DEFAULT_LIMITS.max_json_depth
+            c.JSON_DEPTH.reset(depth)
 
 
 def _load(conn: sqlite3.Connection, target: Path, limits: ReadLimits) -> Recording:

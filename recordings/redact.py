@@ -1,6 +1,7 @@
 """Redacting secrets at write time: the presence stays, the value goes, and what was redacted is tallied.
 
-Called as rows are serialised (recordings/rows.py), on the writer thread: the proxy hands over raw bytes.
+Called as rows are serialised (recordings/rows.py), on the writer thread, with that writer's Redactor in force (its
+policy and its tally: see `applying`): the proxy hands over raw bytes.
 
 - header values whose name matches the secret-name pattern (protocol headers kept), and bearer-like values anywhere;
 - query parameters in a path whose name matches;
@@ -17,7 +18,9 @@ gives the same output, so byte relations between two recorded bodies survive red
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from urllib.parse import unquote_plus
 
@@ -76,10 +79,13 @@ _MEMBER = re.compile(rf"({_STRING})(?:(\s*:\s*)({_STRING}))?")
 
 
 class Policy:
-    """Which names are secret: the defaults plus any `--redact PATTERN` (regular expressions over names)."""
+    """Which names are secret: the defaults plus any `--redact PATTERN` (regular expressions over names).
+
+    A value, built once per command (ValueError names a pattern that is not a regular expression) and handed to
+    what redacts: a recording's writer, mitmdump (as its `backchannel_redact` option), an export."""
 
     def __init__(self, extra: Sequence[str] = ()) -> None:
-        self.extra = tuple(extra)
+        self.extra = tuple(check_patterns(extra))
         alternatives = [re.escape(n) for n in DEFAULT_NAMES] + [f"(?:{p})" for p in self.extra]
         self.names = re.compile("(?i)" + "|".join(alternatives))
         self._extra = re.compile("(?i)" + "|".join(f"(?:{p})" for p in self.extra)) if self.extra else None
@@ -120,50 +126,61 @@ def check_patterns(patterns: Iterable[str]) -> list[str]:
     return out
 
 
-_policy = Policy()
+DEFAULT_POLICY = Policy()  # the defaults alone: what a recording gets unless its command says more
 CLEAN_CACHE = 16  # texts just found free of secrets: a body's text comes again as its message's text
-_clean: set[str] = set()
-_tally: dict[tuple[str, str], int] = {}
 
 
-def configure(extra: Iterable[str]) -> None:
-    """Add `--redact` patterns for this process (the orchestrator and mitmdump each configure their own)."""
-    global _policy
-    _policy = Policy(check_patterns(extra))
-    _clean.clear()
+class Redactor:
+    """One recording's (or one export's) redaction: its policy, and what it redacted so far (names and counts).
+
+    The writer of a recording owns one (recordings/store.py) and applies it on its own thread; an export or a trim
+    applies its own for its length. Two recordings written or exported in one process never share either."""
+
+    def __init__(self, policy: Policy = DEFAULT_POLICY) -> None:
+        self.policy = policy
+        self._tally: dict[tuple[str, str], int] = {}
+        self.clean: set[str] = set()  # texts found free of secrets under this policy (CLEAN_CACHE of them)
+
+    def count(self, kind: str, name: str) -> None:
+        key = (kind, name[:NAME_LIMIT])
+        if key not in self._tally and len(self._tally) >= TALLY_LIMIT:
+            key = (kind, "(other)")
+        self._tally[key] = self._tally.get(key, 0) + 1
+
+    def tally(self) -> dict[str, dict[str, int]]:
+        """What this redactor redacted so far: kind -> name -> count (names only, never values)."""
+        out: dict[str, dict[str, int]] = {}
+        for (kind, name), count in sorted(self._tally.items()):
+            out.setdefault(kind, {})[name] = count
+        return out
+
+    def summary(self, source: str) -> Redactions:
+        """The tally since the last summary, as a meta value, and a fresh tally after it.
+
+        Called on the writer thread after every row queued before it (writer.later), so the counts are final."""
+        counts = self.tally()
+        self._tally.clear()
+        return Redactions(source=source, counts=counts, patterns=self.policy.extra)
 
 
-def extra_patterns() -> tuple[str, ...]:
-    """The `--redact` patterns this process was configured with (the launcher hands them to mitmdump)."""
-    return _policy.extra
+# The redactor the functions below apply: the row records and meta shapes redact as they serialise themselves
+# (`values()`, `to_json()`), so rather than thread it through each of them, whoever serialises binds its own here
+# for its own thread and call (`applying`). Unbound, the defaults apply and nothing is counted anywhere.
+_IN_FORCE: ContextVar[Redactor | None] = ContextVar("backchannel_redactor", default=None)
 
 
-def tally() -> dict[str, dict[str, int]]:
-    """What this process redacted so far: kind -> name -> count (names only, never values)."""
-    out: dict[str, dict[str, int]] = {}
-    for (kind, name), count in sorted(_tally.items()):
-        out.setdefault(kind, {})[name] = count
-    return out
+@contextmanager
+def applying(redactor: Redactor) -> Iterator[Redactor]:
+    """Apply `redactor` to every redaction made in this thread (and context) inside the block."""
+    token = _IN_FORCE.set(redactor)
+    try:
+        yield redactor
+    finally:
+        _IN_FORCE.reset(token)
 
 
-def summary(source: str) -> Redactions:
-    """This process's tally since its last summary, as a meta value, and a fresh tally for the next recording.
-
-    Called on the writer thread after every row queued before it (writer.later), so the counts are final."""
-    counts = tally()
-    _tally.clear()
-    return Redactions(source=source, counts=counts, patterns=_policy.extra)
-
-
-def reset_tally() -> None:
-    _tally.clear()
-
-
-def _count(kind: str, name: str) -> None:
-    key = (kind, name[:NAME_LIMIT])
-    if key not in _tally and len(_tally) >= TALLY_LIMIT:
-        key = (kind, "(other)")
-    _tally[key] = _tally.get(key, 0) + 1
+def _in_force() -> Redactor:
+    return _IN_FORCE.get() or Redactor()
 
 
 # ---------------------------------------------------------------------------------------------- headers and paths
@@ -171,20 +188,21 @@ def _count(kind: str, name: str) -> None:
 
 def redact_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """The headers with secret values replaced, names and order kept."""
-    secret_header = _policy.secret_header
+    redactor = _in_force()
+    secret_header = redactor.policy.secret_header
     out = []
     for name, value in headers:
         lower = name.lower()
         if secret_header(lower):
             if value != REDACTED:
-                _count("header", lower)
+                redactor.count("header", lower)
             out.append((name, REDACTED))
         elif _HEADER_WORDS.search(value) is None:  # no bearer/basic/token word: nothing to look at
             out.append((name, value))
         else:
             new = _HEADER_BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", value)
             if new != value:
-                _count("header", lower)
+                redactor.count("header", lower)
             out.append((name, new))
     return out
 
@@ -193,18 +211,19 @@ def redact_path(path: str | None) -> str | None:
     """A request path with the values of secret-named query parameters replaced (and key-like values anywhere)."""
     if path is None or "?" not in path:
         return path
+    redactor = _in_force()
     head, _, query = path.partition("?")
     query, _, fragment = query.partition("#")
     parts = []
     changed = False
     for part in query.split("&"):
         name, eq, value = part.partition("=")
-        if eq and value and value != REDACTED and _policy.secret_name(_unquote(name)):
-            _count("query", _unquote(name))
+        if eq and value and value != REDACTED and redactor.policy.secret_name(_unquote(name)):
+            redactor.count("query", _unquote(name))
             parts.append(f"{name}={REDACTED}")
             changed = True
         else:
-            new = _mask_values(part, "query", same_length=False)
+            new = _mask_values(part, "query", redactor, same_length=False)
             changed = changed or new != part
             parts.append(new)
     if not changed:
@@ -221,70 +240,72 @@ def _unquote(name: str) -> str:
 
 def redact_json_text(text: str) -> str:
     """JSON text (or SSE text holding JSON) with secret members' string values replaced; other bytes kept."""
-    policy = _policy
-    if text in _clean:  # the body's text, met again as its message's text
+    redactor = _in_force()
+    clean = redactor.clean
+    if text in clean:  # the body's text, met again as its message's text
         return text
     low = text.lower()
     if any(kind.present(text, low) for kind in _VALUES):  # rare: lex every string, to scan values outside keys
-        new = _MEMBER.sub(lambda m: _member(m, policy), text)
-    elif policy.has_name(low):  # only members by name: lex the strings (linear), test each key's name on its own
-        new = _MEMBER.sub(lambda m: _named_member(m, policy), text)
+        new = _MEMBER.sub(lambda m: _member(m, redactor), text)
+    elif redactor.policy.has_name(low):  # only members by name: lex the strings (linear), test each key's on its own
+        new = _MEMBER.sub(lambda m: _named_member(m, redactor), text)
     else:  # the common case: nothing that could be a secret
-        if len(_clean) >= CLEAN_CACHE:
-            _clean.clear()
-        _clean.add(text)
+        if len(clean) >= CLEAN_CACHE:
+            clean.clear()
+        clean.add(text)
         return text
     return text if new == text else new  # unchanged: the very object, so callers can tell by identity
 
 
-def _member(match: re.Match[str], policy: Policy) -> str:
+def _member(match: re.Match[str], redactor: Redactor) -> str:
     first, colon, value = match.group(1), match.group(2), match.group(3)
     if colon is None:  # a string that is not a key (or a key whose value is not a string): scan it for values
-        return _mask_values(first, "json-member", same_length=False)
+        return _mask_values(first, "json-member", redactor, same_length=False)
     name = first[1:-1]
     if name in PROTOCOL_MEMBERS or "/" in name:
         return match.group(0)  # a protocol-defined member: its value is never touched
-    if policy.secret_name(name):
+    if redactor.policy.secret_name(name):
         if value == f'"{REDACTED}"':
             return match.group(0)
-        _count("json-member", name)
+        redactor.count("json-member", name)
         return f'{first}{colon}"{REDACTED}"'
-    return first + colon + _mask_values(value, "json-member", same_length=False)
+    return first + colon + _mask_values(value, "json-member", redactor, same_length=False)
 
 
-def _named_member(match: re.Match[str], policy: Policy) -> str:
+def _named_member(match: re.Match[str], redactor: Redactor) -> str:
     """A key whose name holds a secret word and whose value is a string gets REDACTED; every other string is kept."""
     first, colon, value = match.group(1), match.group(2), match.group(3)
     if colon is None or value == f'"{REDACTED}"':
         return match.group(0)
     name = first[1:-1]
-    if not policy.secret_name(name):  # secret_name leaves protocol members and namespaced _meta keys alone
+    if not redactor.policy.secret_name(name):  # secret_name leaves protocol members and namespaced _meta keys alone
         return match.group(0)
-    _count("json-member", name)
+    redactor.count("json-member", name)
     return f'{first}{colon}"{REDACTED}"'
 
 
 def redact_argv(argv: Iterable[str]) -> list[str]:
     """A command line with its secrets hidden: the value after a secret-named flag (`--api-key VALUE`), after `=`
     (`--password=VALUE`), and key-like values anywhere. Everything else (the `{url}` placeholder, paths) is kept."""
+    redactor = _in_force()
     out: list[str] = []
     hiding: str | None = None  # the flag whose value comes next
     for word in argv:
         if hiding is not None and not word.startswith("-"):
-            _count("argv", hiding)
+            redactor.count("argv", hiding)
             out.append(REDACTED)
             hiding = None
             continue
         hiding = None
         name, eq, value = word.partition("=")
-        if word.startswith("-") and _policy.secret_name(name.lstrip("-")):
+        if word.startswith("-") and redactor.policy.secret_name(name.lstrip("-")):
             if not eq:
                 hiding = name.lstrip("-")
             elif value and value != REDACTED:
-                _count("argv", name.lstrip("-"))
+                redactor.count("argv", name.lstrip("-"))
                 out.append(f"{name}={REDACTED}")
                 continue
-        out.append(_mask_values(word, "argv", same_length=False))
+        out.append(_mask_values(word, "argv", redactor, same_length=False))
     return out
 
 
@@ -302,12 +323,12 @@ def redact_output(data: bytes, kind: str) -> bytes:
     if not data:
         return data
     text = data.decode("utf-8", "surrogateescape")
-    new = _mask_values(text, kind, same_length=True)
+    new = _mask_values(text, kind, _in_force(), same_length=True)
     return data if new is text else new.encode("utf-8", "surrogateescape")
 
 
-def _mask_values(text: str, kind: str, *, same_length: bool) -> str:
-    policy = _policy
+def _mask_values(text: str, kind: str, redactor: Redactor, *, same_length: bool) -> str:
+    policy = redactor.policy
     low = text.lower()
     named = policy.has_name(low)
     kinds = [value_kind for value_kind in _VALUES if value_kind.present(text, low)]
@@ -330,7 +351,7 @@ def _mask_values(text: str, kind: str, *, same_length: bool) -> str:
         if not policy.secret_name(name) or m.group(2).startswith(REDACTED):
             return m.group(0)
         changed = True
-        _count(kind, name)
+        redactor.count(kind, name)
         return m.string[m.start() : m.start(2)] + mask(m.group(2))
 
     def value_of(label: str) -> Callable[[re.Match[str]], str]:
@@ -340,7 +361,7 @@ def _mask_values(text: str, kind: str, *, same_length: bool) -> str:
             if found.startswith(REDACTED) or set(found) <= {"*"}:
                 return found
             changed = True
-            _count(kind, label)
+            redactor.count(kind, label)
             return mask(found)
 
         return value

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from . import migrations, upgrading
+from . import migrations, redact, upgrading
 from .errors import RecordingError, RecordingFormatError
 from .meta import MetaValue, RecordingInfo
 from .migrations import FORMAT_MARKER, MIGRATION_SET
@@ -35,8 +35,14 @@ def format_version() -> str:
     return migrations.latest()
 
 
-def create(path: str | Path, info: RecordingInfo | None = None, values: Iterable[MetaValue] = ()) -> Path:
-    """Create a new, empty recording at `path`, its meta holding `info` and the given typed values."""
+def create(
+    path: str | Path,
+    info: RecordingInfo | None = None,
+    values: Iterable[MetaValue] = (),
+    redactor: redact.Redactor | None = None,
+) -> Path:
+    """Create a new, empty recording at `path`, its meta holding `info` and the given typed values (their secrets
+    hidden by `redactor`, the recording's: pass the one its writer will use, so one tally counts them all)."""
     target = Path(path)
     if target.exists():
         raise RecordingError(f"{target} already exists; choose another --out or remove it first")
@@ -45,12 +51,13 @@ def create(path: str | Path, info: RecordingInfo | None = None, values: Iterable
         os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except OSError as exc:
         raise RecordingError(f"cannot create recording {target}: {exc.strerror or exc}") from exc
-    rows = [
-        ("format", FORMAT_MARKER),
-        ("format_version", format_version()),
-        *(info or RecordingInfo()).meta_entries(),
-        *(value.meta_entry() for value in values),
-    ]
+    with redact.applying(redactor or redact.Redactor()):
+        rows = [
+            ("format", FORMAT_MARKER),
+            ("format_version", format_version()),
+            *(info or RecordingInfo()).meta_entries(),
+            *(value.meta_entry() for value in values),
+        ]
     try:
         db = Database(str(target))
         db.execute("PRAGMA journal_mode=WAL")
@@ -89,11 +96,13 @@ class RecordingWriter:
     """A single writer thread fed by a queue; commits every BATCH_ROWS rows or BATCH_SECONDS, whichever first.
 
     Hooks hand it typed rows (recordings/rows.py) and never wait on SQLite. If a write fails the writer stops and
-    every later call raises, because traffic recorded nowhere is worse than a visible crash.
+    every later call raises, because traffic recorded nowhere is worse than a visible crash. Rows (and meta values)
+    are serialised on the writer thread with `redactor` in force: this recording's policy and tally, no one else's.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, redactor: redact.Redactor | None = None) -> None:
         self.path = str(path)
+        self.redactor = redactor or redact.Redactor()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._failure: BaseException | None = None
         self._columns: dict[str, frozenset[str]] = {}
@@ -189,7 +198,8 @@ class RecordingWriter:
     def set_meta(self, value: MetaValue) -> None:
         """Queue a meta entry, replacing any earlier one under its key."""
         self._check("meta", ("key", "value"))
-        self._put("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", value.meta_entry())
+        # made on the writer thread, like a row: a value that holds a command line is redacted with the recording's
+        self._put("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", value.meta_entry)
 
     def later(self, work: Callable[[], None]) -> None:
         """Run `work` on the writer thread, in queue order; the rows it inserts there are written with it.
@@ -214,6 +224,10 @@ class RecordingWriter:
         self._thread.join(timeout)
 
     def _loop(self) -> None:
+        with redact.applying(self.redactor):
+            self._write_batches()
+
+    def _write_batches(self) -> None:
         conn = self._connect()
         pending = 0
         first = 0.0

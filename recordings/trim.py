@@ -3,8 +3,8 @@
 The source may come from anyone, so the copy is made the way `upgrade` makes one: read without ever blocking (a FIFO
 is refused), proved to be a recording that carries nothing that could run (no triggers, views or computed columns),
 changed with `trusted_schema` off, and only then moved to `dest`, which is never overwritten (os.link refuses).
-Redaction uses this process's policy (`redact.configure`): the caller adds the recording's own patterns and any
-`--redact`; what was redacted comes back, and is kept in the copy's meta as `redactions:export`.
+Redaction uses the policy the caller hands over (the recording's own patterns and any `--redact`: see
+proxy/share/redaction.py); what was redacted comes back, and is kept in the copy's meta as `redactions:export`.
 """
 
 from __future__ import annotations
@@ -130,9 +130,14 @@ REDACTED_COLUMNS: dict[str, dict[str, Callable[[object], object]]] = {
 }
 
 
-def trim_copy(source: str | Path, dest: str | Path, run_ids: Collection[str] | None = None) -> Redactions:
+def trim_copy(
+    source: str | Path,
+    dest: str | Path,
+    run_ids: Collection[str] | None = None,
+    policy: redact.Policy = redact.DEFAULT_POLICY,
+) -> Redactions:
     """Write to `dest` (which must not exist) a copy of `source` holding only `run_ids`' rows (None: every row),
-    redacted with this process's policy; returns what was redacted (also kept in the copy's meta, `redactions:export`).
+    redacted with `policy`; returns what was redacted (also kept in the copy's meta, `redactions:export`).
 
     With runs chosen, rows of no run and the stored report (which describes the whole recording) are left out.
     """
@@ -152,9 +157,9 @@ def trim_copy(source: str | Path, dest: str | Path, run_ids: Collection[str] | N
             _copy_checked(target, fd)
         finally:
             os.close(fd)
-        redact.reset_tally()
-        _trim(copy, target, run_ids)
-        summary = redact.summary("export")
+        with redact.applying(redact.Redactor(policy)) as redactor:
+            _trim(copy, target, run_ids)
+        summary = redactor.summary("export")
         _note(copy, target, summary)
         try:
             os.link(copy, out)  # never replaces: a file that appeared at `out` meanwhile is kept

@@ -2,7 +2,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-REFERENCE = Path(__file__).resolve().parent.parent / "recordings" / "reference"
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "recordings" / "reference"
 
 
 def _modules_after_import(module: str) -> set[str]:
@@ -35,3 +38,50 @@ def test_judging_a_recording_with_every_scenario_package_loaded_imports_no_mitmp
     assert "backchannel.oracle.scenarios.elicitation_url_mode.checks.wire_schema_valid" in loaded
     assert not any(name == "mitmproxy" or name.startswith("mitmproxy.") for name in loaded)
     assert not any(name.startswith("backchannel.proxy") or name.startswith("backchannel.addons") for name in loaded)
+
+
+# (folder, an import written there, whether ruff's per-folder banned-api must refuse it)
+LAYER_CASES = [
+    ("recordings", "import sqlite3", False),
+    ("recordings", "import sqlite_utils", False),
+    ("recordings", "import mitmproxy.http", True),
+    ("recordings", "from backchannel.addons import session", True),
+    ("recordings", "from backchannel.proxy.run.capture import Capture", True),
+    ("recordings", "from backchannel.oracle.model import Finding", True),
+    ("addons", "from mitmproxy import http", False),
+    ("addons", "from backchannel.recordings.store import RecordingStore", False),
+    ("addons", "import sqlite3", True),
+    ("addons", "from sqlite_utils import Database", True),
+    ("addons", "from backchannel.proxy.run import lab", True),
+    ("addons", "from backchannel.oracle import judge", True),
+    ("proxy", "from mitmproxy import http", False),
+    ("proxy", "from backchannel.recordings import load", False),
+    ("proxy", "import sqlite3", True),
+    ("proxy", "import sqlite_utils", True),
+    ("oracle", "from backchannel.recordings.model import Recording", False),
+    ("oracle", "from backchannel.recordings.shapes import ProbeOptions", False),
+    ("oracle", "import mitmproxy", True),
+    ("oracle", "import sqlite3", True),
+    ("oracle", "from backchannel.addons.plan import parse_plan", True),
+    ("oracle", "from backchannel.proxy.cli import app", True),
+    ("oracle", "from backchannel.recordings import store", True),
+    ("oracle", "from backchannel.recordings.migrations import known_migrations", True),
+    ("oracle", "from backchannel.recordings.reader import load", True),
+]
+
+
+@pytest.mark.parametrize(("folder", "line", "banned"), LAYER_CASES)
+def test_each_folder_may_import_only_what_its_layer_allows(folder, line, banned):
+    """ruff's banned-api, configured per folder (FOLDER/ruff.toml), refuses an import that breaks the layering."""
+    ruff = Path(sys.executable).parent / "ruff"
+    out = subprocess.run(
+        [str(ruff), "check", "--no-cache", "--select", "TID251", "--stdin-filename", f"{folder}/layer_probe.py", "-"],
+        input=f"{line}\n",
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (out.returncode != 0) is banned, out.stdout + out.stderr
+    if banned:
+        assert "TID251" in out.stdout

@@ -4,6 +4,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -27,7 +29,9 @@ def test_mypy_is_strict_on_every_package():
     assert wanted <= strict, f"not strict: {sorted(wanted - strict)}"
 
 
+# a cold mypy run (a fresh clone has no cache) beside other tests can pass the suite's 120 s: its own bound
+@pytest.mark.timeout(600)
 def test_mypy_is_clean_on_every_package():
     packages = [arg for p in PACKAGES for arg in ("-p", f"backchannel.{p}")]
-    out = subprocess.run([_tool("mypy"), *packages], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = subprocess.run([_tool("mypy"), *packages], cwd=ROOT, capture_output=True, text=True, timeout=540)
     assert out.returncode == 0, out.stdout + out.stderr

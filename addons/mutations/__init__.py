@@ -1,13 +1,16 @@
 """The mutation kinds: one module per kind, each exporting its MutationKind subclass as `KIND`.
 
 The registry is this package's modules, found by iterating it: adding a kind is adding one module, never editing a
-list. Kinds are listed in module-name order.
+list. Kinds are listed in module-name order. A kind's module also declares the records it leaves in an exchange's
+`mutations` column (its RECORDS), whose JSON recordings/ derives from their typed fields.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+
+from backchannel.recordings.mutation_records import MutationRecord
 
 from .base import MutationKind, PlanError
 
@@ -31,4 +34,14 @@ def kinds() -> dict[str, type[MutationKind]]:
     return _KINDS
 
 
-__all__ = ["MutationKind", "PlanError", "kinds"]
+def records() -> dict[str, type[MutationRecord]]:
+    """Record kind -> its class, for every record some registered kind declares (a record kind names one class)."""
+    found: dict[str, type[MutationRecord]] = {}
+    for kind in kinds().values():
+        for record in kind.RECORDS:
+            if found.setdefault(record.KIND, record) is not record:
+                raise ValueError(f"{kind.NAME}: mutation record {record.KIND!r} is already declared")
+    return found
+
+
+__all__ = ["MutationKind", "MutationRecord", "PlanError", "kinds", "records"]

@@ -1,6 +1,8 @@
 """What every mutation kind is: typed parameters parsed once from the plan, and its behaviour at each step of a flow.
 
-A kind module defines one frozen dataclass subclassing MutationKind and exports it as `KIND`. The Rewriter calls
+A kind module defines one frozen dataclass subclassing MutationKind and exports it as `KIND`, and declares beside
+it the records it leaves in an exchange's `mutations` column (frozen dataclasses subclassing MutationRecord, whose
+JSON recordings/mutation_records.py derives from their fields), listed in the kind's RECORDS. The Rewriter calls
 the same methods on every active mutation, in plan order, at each step of a flow; a kind overrides only the steps
 it acts on. The steps carry what a kind may read and what it may ask the Rewriter to do; none touches mitmproxy, so
 every kind is tested without sockets.
@@ -115,6 +117,7 @@ class MutationKind:
     """A kind's typed parameters and behaviour. Subclasses set NAME and override parse, describe and their steps."""
 
     NAME: ClassVar[str] = ""
+    RECORDS: ClassVar[tuple[type[MutationRecord], ...]] = ()  # the records it leaves (declared in its own module)
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> Self:

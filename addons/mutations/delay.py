@@ -14,14 +14,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Self
 
-from backchannel.recordings.mutation_records import DelayRecord
+from backchannel.recordings.mutation_records import MutationRecord, Role
 
 from .base import MutationKind, Relay, RequestStep, one_of, whole
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DelayRecord(MutationRecord):
+    """The response was delayed by ms: before it went out ("response"), or before each SSE event after the first."""
+
+    KIND: ClassVar[str] = "delay"
+    ROLE: ClassVar[Role] = "delivery"
+    index: int
+    where: Literal["response", "between-events"]
+    ms: int
 
 
 @dataclass(frozen=True, slots=True)
 class Delay(MutationKind):
     NAME: ClassVar[str] = "delay"
+    RECORDS: ClassVar[tuple[type[MutationRecord], ...]] = (DelayRecord,)
     ms: int
     where: Literal["response", "between-events"] = "response"
 

@@ -17,14 +17,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Self
 
-from backchannel.recordings.mutation_records import DisconnectRecord
+from backchannel.recordings.mutation_records import MutationRecord, Role
 
 from .base import EndStep, HeadersStep, MutationKind, PlanError, one_of, whole
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DisconnectRecord(MutationRecord):
+    """The proxy closed the client's connection: before the response ("before-response") or after `sent` body bytes."""
+
+    KIND: ClassVar[str] = "disconnect"
+    ROLE: ClassVar[Role] = "fault"
+    index: int
+    where: Literal["body", "before-response"]
+    after_bytes: int | None  # as the plan asked (None: before the response)
+    sent: int  # response body bytes the client got before the close
 
 
 @dataclass(frozen=True, slots=True)
 class Disconnect(MutationKind):
     NAME: ClassVar[str] = "disconnect"
+    RECORDS: ClassVar[tuple[type[MutationRecord], ...]] = (DisconnectRecord,)
     where: Literal["body", "before-response"] = "body"
     after_bytes: int = 0
 

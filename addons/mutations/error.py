@@ -7,15 +7,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
-from backchannel.recordings.mutation_records import ErrorRecord
+from backchannel.recordings.mutation_records import MutationRecord, Role
 
 from ..transforms import error_body
 from .base import Answer, MutationKind, PlanError, require
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ErrorRecord(MutationRecord):
+    """The proxy answered with a JSON-RPC error and this HTTP status, without contacting the upstream."""
+
+    KIND: ClassVar[str] = "error"
+    ROLE: ClassVar[Role] = "answer"
+    index: int
+    status: int
+    code: int
+
+
 @dataclass(frozen=True, slots=True)
 class Error(MutationKind):
     NAME: ClassVar[str] = "error"
+    RECORDS: ClassVar[tuple[type[MutationRecord], ...]] = (ErrorRecord,)
     code: int
     message: str
     data: Any = None  # absent when None

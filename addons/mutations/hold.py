@@ -11,14 +11,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Self
 
-from backchannel.recordings.mutation_records import HoldRecord
+from backchannel.recordings.mutation_records import MutationRecord, Role
 
 from .base import DeliveryStep, MutationKind, Relay, RequestStep, one_of, whole
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HoldRecord(MutationRecord):
+    """The response was held for ms: as plain JSON (no bytes until ready) or as SSE with keep-alives."""
+
+    KIND: ClassVar[str] = "hold"
+    ROLE: ClassVar[Role] = "delivery"
+    index: int
+    as_: Literal["json", "sse"]
+    ms: int
 
 
 @dataclass(frozen=True, slots=True)
 class Hold(MutationKind):
     NAME: ClassVar[str] = "hold"
+    RECORDS: ClassVar[tuple[type[MutationRecord], ...]] = (HoldRecord,)
     ms: int = 0
     as_: Literal["json", "sse"] = "json"
     keepalive_ms: int = 500

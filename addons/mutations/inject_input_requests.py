@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
-from backchannel.recordings.mutation_records import InjectDecisionRecord, InjectInputRequestsRecord
+from backchannel.recordings.mutation_records import MutationRecord, Role
 
 from .base import MutationKind, PlanError, RequestStep, ResultStep, require
 
@@ -50,9 +50,63 @@ def declared(capabilities: Any, capability: str, mode: str | None) -> bool:
     return mode in modes or (mode == "form" and not modes)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InjectDecisionRecord(MutationRecord):
+    """Whether, and which, input request inject-input-requests chose for this request, and why."""
+
+    KIND: ClassVar[str] = "inject-decision"
+    ROLE: ClassVar[Role] = "decision"
+    index: int
+    protocol_version: Any  # the request's _meta protocolVersion as the client sent it (any JSON value)
+    chosen: str | None  # "fixed", a capability name, or None: nothing injected
+    out_of_spec: bool = False  # sent although the client did not declare the capability
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InjectInputRequestsRecord(MutationRecord):
+    """The result became input_required with injected inputRequests and this minted requestState."""
+
+    KIND: ClassVar[str] = "inject-input-requests"
+    ROLE: ClassVar[Role] = "result"
+    index: int
+    request_state: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerInputRequiredRecord(MutationRecord):
+    """A retry carrying our requestState: its inputResponses were recorded and the original call forwarded.
+
+    Made by the Rewriter, which answers the retries of the state this kind mints (addons/request_state.py).
+    """
+
+    KIND: ClassVar[str] = "answer-input-required"
+    ROLE: ClassVar[Role] = "request"
+    input_responses: Any  # as the client sent them (any JSON value)
+    request_state: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RejectRequestStateRecord(MutationRecord):
+    """A retry whose requestState was tampered with, minted for another run, or already used: -32602.
+
+    Made by the Rewriter, like AnswerInputRequiredRecord.
+    """
+
+    KIND: ClassVar[str] = "reject-request-state"
+    ROLE: ClassVar[Role] = "answer"
+    reason: str
+
+
 @dataclass(frozen=True, slots=True)
 class InjectInputRequests(MutationKind):
     NAME: ClassVar[str] = "inject-input-requests"
+    RECORDS: ClassVar[tuple[type[MutationRecord], ...]] = (
+        InjectDecisionRecord,
+        InjectInputRequestsRecord,
+        AnswerInputRequiredRecord,
+        RejectRequestStateRecord,
+    )
     input_requests: dict[str, Any] | None = None  # fixed: sent whatever the client declared
     by_capability: tuple[CapabilityOption, ...] | None = None  # chosen by what the client declared
     modern_only: bool = False

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Self
 
-from backchannel.recordings.mutation_records import MalformedRecord
+from backchannel.recordings.mutation_records import MutationRecord, Role
 
 from ..json_edit import remove_member
 from .base import MutationKind, PlanError, ResultStep, one_of
@@ -31,9 +31,20 @@ def wrong_id(value: Any) -> Any:
     return "bckch-wrong-id"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MalformedRecord(MutationRecord):
+    """The answer's text was replaced by one that is not valid JSON-RPC, of this shape."""
+
+    KIND: ClassVar[str] = "malformed"
+    ROLE: ClassVar[Role] = "result"
+    index: int
+    shape: str  # not-json, no-jsonrpc-field, wrong-id or body (any string reads: a newer proxy may add shapes)
+
+
 @dataclass(frozen=True, slots=True)
 class Malformed(MutationKind):
     NAME: ClassVar[str] = "malformed"
+    RECORDS: ClassVar[tuple[type[MutationRecord], ...]] = (MalformedRecord,)
     shape: Shape = "not-json"
     body: str | None = None  # the exact text, for shape "body"
 

@@ -12,14 +12,25 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
-from backchannel.recordings.mutation_records import TruncateSseRecord
+from backchannel.recordings.mutation_records import MutationRecord, Role
 
 from .base import HeadersStep, MutationKind, ResultStep
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TruncateSseRecord(MutationRecord):
+    """The SSE stream ended before its response event (the item at `event`); the client never got the answer."""
+
+    KIND: ClassVar[str] = "truncate-sse"
+    ROLE: ClassVar[Role] = "fault"
+    index: int
+    event: int  # the stream's item index (sse_events.idx) of the response event that was held back
 
 
 @dataclass(frozen=True, slots=True)
 class TruncateSse(MutationKind):
     NAME: ClassVar[str] = "truncate-sse"
+    RECORDS: ClassVar[tuple[type[MutationRecord], ...]] = (TruncateSseRecord,)
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> Self:

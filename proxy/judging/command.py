@@ -1,5 +1,5 @@
-"""`judge PATH...` and `merge-reports` end to end, minus the terminal: inputs -> shard -> judge in parallel ->
-diff, store, baseline -> one text or JSON output and the exit code. The CLI only parses flags and prints."""
+"""`judge PATH...` and `merge-reports` end to end: inputs -> shard -> judge in parallel -> diff, store, baseline ->
+one text or JSON output and the exit code. The two typer commands at the end only parse flags and print."""
 
 from __future__ import annotations
 
@@ -7,8 +7,14 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import typer
+
+from backchannel.oracle import judge
+from backchannel.oracle.render import FORMATS
+from backchannel.proxy.cli_output import USER_ERRORS, err_console, fail, out_console, render_and_exit
+from backchannel.recordings import load
 from backchannel.recordings.safe_text import neutralise
 
 from . import baseline as baseline_mod
@@ -18,7 +24,17 @@ from .progress import progress_bar
 
 CORPUS_FORMATS = ("text", "json")
 ERRORS = (baseline_mod.BaselineError, shard.ShardError, merge.MergeError)  # each a one-line message: exit 2
-__all__ = ["CORPUS_FORMATS", "ERRORS", "default_jobs", "judge_many", "merge_reports", "one_recording", "progress_bar"]
+__all__ = [
+    "CORPUS_FORMATS",
+    "ERRORS",
+    "default_jobs",
+    "judge_command",
+    "judge_many",
+    "merge_reports",
+    "merge_reports_command",
+    "one_recording",
+    "progress_bar",
+]
 Progress = Callable[[int], AbstractContextManager[Callable[[], None]]]  # total -> a context giving `advance`
 
 
@@ -123,3 +139,72 @@ def merge_reports(paths: list[Path], *, fmt: str = "json", baseline: Path | None
     """Several judge JSON outputs as one document (or text), with the aggregated exit code."""
     expected = baseline_mod.load_baseline(baseline) if baseline is not None else None
     return finish(merge.merge(paths), fmt, expected)
+
+
+_BASELINE_HELP = "YAML whose expected-failures lists scenario or scenario:check-id."
+
+
+def _print_and_exit(output: Output) -> None:
+    out_console.file.write(output.text)
+    out_console.file.flush()
+    raise typer.Exit(output.exit_code)
+
+
+def judge_command(
+    recordings: Annotated[
+        list[str], typer.Argument(help="Recordings: .sqlite files, folders (searched for *.sqlite) or globs.")
+    ],
+    fmt: Annotated[
+        str, typer.Option("--format", help="Report format: text, json, junit or sarif (many recordings: text, json).")
+    ] = "text",
+    jobs: Annotated[int, typer.Option(help="Processes judging at once; 0: one per CPU.", min=0)] = 0,
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Show what changed since each recording's stored report.")
+    ] = False,
+    store: Annotated[bool, typer.Option("--store", help="Store today's report in each recording.")] = False,
+    baseline: Annotated[Path | None, typer.Option(help=_BASELINE_HELP)] = None,
+    shard: Annotated[str | None, typer.Option(help="Judge only shard K of N (K/N), the same on every machine.")] = None,
+) -> None:
+    """Judge recordings offline: one prints its report exactly as `check` did; many, in parallel, a summary."""
+    if fmt not in FORMATS:
+        raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
+    if one_recording(recordings) and not (diff or store or baseline or shard):  # exactly as before
+        try:
+            report = judge(load(recordings[0]))
+        except USER_ERRORS as exc:
+            raise fail(str(exc)) from exc
+        render_and_exit(report, fmt)
+    if fmt not in CORPUS_FORMATS:
+        raise fail(
+            f"--format {fmt} renders one recording; for many (or with --diff, --store, --baseline, --shard)"
+            f" use {' or '.join(CORPUS_FORMATS)}"
+        )
+    try:
+        output = judge_many(
+            recordings,
+            fmt=fmt,
+            jobs=jobs or default_jobs(),
+            show_diff=diff,
+            store=store,
+            baseline=baseline,
+            shard_spec=shard,
+            progress=progress_bar(err_console),
+        )
+    except (*USER_ERRORS, *ERRORS) as exc:
+        raise fail(str(exc)) from exc
+    _print_and_exit(output)
+
+
+def merge_reports_command(
+    reports: Annotated[list[Path], typer.Argument(help="`judge --format json` outputs (shards or single reports).")],
+    fmt: Annotated[str, typer.Option("--format", help="Output format: json or text.")] = "json",
+    baseline: Annotated[Path | None, typer.Option(help=_BASELINE_HELP)] = None,
+) -> None:
+    """Merge the JSON outputs of several `judge` runs into one document, with the aggregated exit code."""
+    if fmt not in CORPUS_FORMATS:
+        raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(CORPUS_FORMATS)}")
+    try:
+        output = merge_reports(reports, fmt=fmt, baseline=baseline)
+    except (*USER_ERRORS, *ERRORS) as exc:
+        raise fail(str(exc)) from exc
+    _print_and_exit(output)

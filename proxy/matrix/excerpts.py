@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cached_property
 
+from backchannel.oracle.cited import Cited
 from backchannel.oracle.model import Evidence
 from backchannel.oracle.render.text import evidence_line
-from backchannel.oracle.terminal import stream_bytes
 from backchannel.recordings import redact
-from backchannel.recordings.model import Recording
+from backchannel.recordings.model import Anomaly, Exchange, Message, Recording, SseEvent
 from backchannel.recordings.safe_text import neutralise
 
 WIRE_CHARS = 4000  # of one message or body
@@ -54,57 +53,56 @@ def _pretty(text: str) -> str:
         return text
 
 
+def _message(m: Message) -> str:
+    return f"{m.direction} {m.kind} {m.method or ''}\n{_pretty(m.text)}"
+
+
+def _exchange(x: Exchange) -> str:
+    head = f"{x.method or '?'} {x.path or '?'} → {x.status if x.status is not None else x.error or 'no response'}"
+    request = _bounded(_pretty(_decoded(x.request_body)))
+    response = _bounded(_pretty(_decoded(x.response_body)))
+    return f"{head}\n\nrequest body:\n{request}\n\nresponse body (as the client saw it):\n{response}"
+
+
+def _sse(e: SseEvent) -> str:
+    return f"{e.kind} ({e.origin})\n{_decoded(redact.redact_json_bytes(e.client_raw))}"
+
+
+def _anomaly(a: Anomaly) -> str:
+    return f"{a.kind}: {a.detail}"
+
+
+def _wire(seq: int | None, shown: str | None) -> str:
+    if seq is None:
+        return ""
+    return _bounded(f"(#{seq} is not in the recording)" if shown is None else shown)
+
+
 class Excerpter:
-    """Looks evidence up in one recording (indexes built once: a page cites many items of the same recording)."""
+    """Cuts evidence out of one recording; the lookup (oracle/cited.py, shared with the bug report) indexes each
+    kind once: a page cites many items of the same recording."""
 
     def __init__(self, rec: Recording) -> None:
         self.rec = rec
+        self.cited = Cited(rec)
 
-    @cached_property
-    def _messages(self) -> dict[int, str]:
-        return {m.seq: f"{m.direction} {m.kind} {m.method or ''}\n{_pretty(m.text)}" for m in self.rec.messages}
-
-    @cached_property
-    def _exchanges(self) -> dict[int, str]:
-        out = {}
-        for x in self.rec.exchanges:
-            head = (
-                f"{x.method or '?'} {x.path or '?'} → {x.status if x.status is not None else x.error or 'no response'}"
-            )
-            request = _bounded(_pretty(_decoded(x.request_body)))
-            response = _bounded(_pretty(_decoded(x.response_body)))
-            out[x.seq] = f"{head}\n\nrequest body:\n{request}\n\nresponse body (as the client saw it):\n{response}"
-        return out
-
-    @cached_property
-    def _sse(self) -> dict[int, str]:
-        return {
-            e.seq: f"{e.kind} ({e.origin})\n{_decoded(redact.redact_json_bytes(e.client_raw))}"
-            for e in self.rec.sse_events
-        }
-
-    @cached_property
-    def _anomalies(self) -> dict[int, str]:
-        return {a.seq: f"{a.kind}: {a.detail}" for a in self.rec.anomalies}
-
-    def _wire(self, table: dict[int, str], seq: int | None) -> str:
-        return "" if seq is None else _bounded(table.get(seq, f"(#{seq} is not in the recording)"))
+    def _wire_text(self, ev: Evidence) -> str:
+        seq, cited = ev.seq, self.cited
+        if ev.kind == "message":
+            return _wire(seq, None if (m := cited.message(seq)) is None else _message(m))
+        if ev.kind == "exchange":
+            return _wire(seq, None if (x := cited.exchange(seq)) is None else _exchange(x))
+        if ev.kind == "sse":
+            return _wire(seq, None if (e := cited.sse(seq)) is None else _sse(e))
+        return _wire(seq, None if (a := cited.anomaly(seq)) is None else _anomaly(a))
 
     def _terminal(self, ev: Evidence, run: str | None) -> bytes:
-        if run is None:
-            return b""
-        streams = (ev.stream,) if ev.stream else ("stdout", "stderr", "tty")  # none named: the one with bytes
-        for stream in streams:
-            data = stream_bytes(self.rec, run, stream)  # a tty stream as the oracle read it: plain text
-            if data:
-                return data
-        return b""
+        stream = self.cited.terminal(run, ev.stream)  # none named: the one with bytes
+        return b"" if stream is None else stream.data
 
     def _file(self, ev: Evidence, run: str | None) -> bytes:
-        for f in self.rec.files:
-            if f.path == ev.path and (run is None or f.run_id == run) and f.data is not None:
-                return f.data
-        return b""
+        found = self.cited.file(ev.path, run)
+        return b"" if found is None or found.data is None else found.data
 
     def _bytes_excerpt(self, label: str, data: bytes, ev: Evidence) -> Excerpt:
         data = redact.redact_output(data, "matrix")  # masked at the same length: the cited offsets stay true
@@ -123,14 +121,8 @@ class Excerpter:
         """The evidence's description and what it cites; an item citing nothing readable has a label only."""
         label = evidence_line(ev)
         run = ev.run or result_run
-        if ev.kind == "message":
-            return Excerpt(label, cited=neutralise(self._wire(self._messages, ev.seq)))
-        if ev.kind == "exchange":
-            return Excerpt(label, cited=neutralise(self._wire(self._exchanges, ev.seq)))
-        if ev.kind == "sse":
-            return Excerpt(label, cited=neutralise(self._wire(self._sse, ev.seq)))
-        if ev.kind == "anomaly":
-            return Excerpt(label, cited=neutralise(self._wire(self._anomalies, ev.seq)))
+        if ev.kind in ("message", "exchange", "sse", "anomaly"):
+            return Excerpt(label, cited=neutralise(self._wire_text(ev)))
         if ev.kind == "terminal":
             return self._bytes_excerpt(label, self._terminal(ev, run), ev)
         if ev.kind == "file":

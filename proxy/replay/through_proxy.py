@@ -16,14 +16,16 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from backchannel.addons.session import Limits
 from backchannel.oracle.judge import scenarios_of
 from backchannel.proxy.replay.app import RunningReplay
 from backchannel.proxy.replay.session import ReplayError, load_recording, serve
-from backchannel.proxy.replay.url_hits import HitRecorder
 from backchannel.proxy.run.capture import Capture, CaptureError, RunHandle
+from backchannel.proxy.run.url_servers import UrlServer
 from backchannel.proxy.scenarios.registry import side_of
 from backchannel.recordings.meta import MetaValue
 from backchannel.recordings.model import Recording, Run
+from backchannel.recordings.redact import DEFAULT_POLICY, Policy
 from backchannel.recordings.rows import AnomalyRow, FileRow
 from backchannel.recordings.shapes import Discovery, Invocation, ProbeOptions, UrlServers
 
@@ -35,7 +37,7 @@ class ProxiedReplay:
     capture: Capture
     replay: RunningReplay
     handles: dict[str, RunHandle] = field(default_factory=dict)  # recorded run id -> its run in the new recording
-    url_servers: list[HitRecorder] = field(default_factory=list)
+    url_servers: list[UrlServer] = field(default_factory=list)
 
     def attribute_url_hits(self, run_id: str) -> None:
         """Hits on the URL servers from now on belong to this (recorded) run's new run."""
@@ -45,7 +47,13 @@ class ProxiedReplay:
 
 @contextmanager
 def proxied_replay(
-    rec: Recording, out: Path, *, speed: float = 1.0, allow_repeats: bool = False
+    rec: Recording,
+    out: Path,
+    *,
+    speed: float = 1.0,
+    allow_repeats: bool = False,
+    redaction: Policy = DEFAULT_POLICY,
+    limits: Limits | None = None,
 ) -> Iterator[ProxiedReplay]:
     """Serve the upstream side of every run behind a new proxy recording into `out`: one new run per recorded run,
     in order, with its plan, scenario and facts, and the scenario's meta. The replay's anomalies go into `out`."""
@@ -64,7 +72,13 @@ def proxied_replay(
     replay = serve(rec, served[0], side="upstream", speed=speed, allow_repeats=allow_repeats, on_anomaly=note)
     try:
         with Capture(
-            out, upstream=replay.url, nonce=rec.info.nonce, scenario=rec.info.scenario, meta=scenario_meta(rec)
+            out,
+            upstream=replay.url,
+            nonce=rec.info.nonce,
+            scenario=rec.info.scenario,
+            meta=scenario_meta(rec),
+            redaction=redaction,
+            limits=limits,
         ) as capture:
             capture_box.append(capture)
             for run in rec.runs:  # every run, in order: a check may read a run no request reached
@@ -87,14 +101,14 @@ def proxied_replay(
         replay.stop()
 
 
-def _url_servers(rec: Recording, capture: Capture) -> Iterator[HitRecorder]:
-    """A hit recorder on each recorded URL server's port; a port now taken is an anomaly, not a failure."""
+def _url_servers(rec: Recording, capture: Capture) -> Iterator[UrlServer]:
+    """Each recorded URL server again, on its recorded port; a port now taken is an anomaly, not a failure."""
     recorded = UrlServers.read(rec.meta)
     assert capture.writer is not None
     writer = capture.writer
     for name, port in sorted(recorded.ports.items()) if recorded else ():
         try:
-            yield HitRecorder(name, port, writer.insert)
+            yield UrlServer(name, writer.insert, port=port)
         except OSError as exc:
             detail = f"URL server {name!r} cannot listen on its recorded port {port} ({exc}): its hits go unrecorded"
             writer.insert(AnomalyRow(kind="replay-url-server-unavailable", detail=detail, t=time.time()))
@@ -191,6 +205,8 @@ def rerun(
     speed: float = 0.0,
     stdin: bytes | None = None,
     allow_repeats: bool = True,
+    redaction: Policy = DEFAULT_POLICY,
+    limits: Limits | None = None,
 ) -> Path:
     """Re-run a recorded scenario against a replay of its server side, into a new recording at `out`.
 
@@ -215,7 +231,9 @@ def rerun(
     invocations = Invocations(client, target, options.target if options else None)
     if stdin is None and options is not None and options.stdin is not None:
         stdin = options.stdin.encode("utf-8")
-    with proxied_replay(rec, out, speed=speed, allow_repeats=allow_repeats) as proxied:
+    with proxied_replay(
+        rec, out, speed=speed, allow_repeats=allow_repeats, redaction=redaction, limits=limits
+    ) as proxied:
         for run in rec.runs:
             handle = proxied.handles[run.id]
             proxied.attribute_url_hits(run.id)

@@ -16,11 +16,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from backchannel.addons.plan import parse_plan
+from backchannel.addons.session import Limits
 from backchannel.proxy.endpoint.server import RunningEndpoint, start_endpoint
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.guard import RecordingLock, interruptible, interruption, shielded
 from backchannel.proxy.run.lab import Lab, LabResult, resolve_command
-from backchannel.proxy.run.launcher import CAPTURE_MARKER_VAR, RunningProxy, start_proxy
+from backchannel.proxy.run.launcher import CAPTURE_MARKER_VAR, RunningProxy, WebUiOptions, start_proxy
 from backchannel.proxy.run.placeholders import McpConfigOptions, expand
 from backchannel.proxy.run.tty import Snapshot, TtyOptions
 from backchannel.recordings import redact, store
@@ -95,7 +96,14 @@ class Capture:
         max_output: int = MAX_OUTPUT,
         mcp_config: McpConfigOptions | None = None,
         tty: TtyOptions | None = None,
+        redaction: redact.Policy = redact.DEFAULT_POLICY,
+        limits: Limits | None = None,
+        web_ui: WebUiOptions | None = None,
     ) -> None:
+        # what the recording hides (this process's rows and meta, and mitmdump's: both get the policy) and keeps
+        self.redactor = redact.Redactor(redaction)
+        self.limits = limits or Limits()
+        self.web_ui = web_ui  # `record --ui web`: the proxy runs mitmweb, its UI served as this says
         self.mcp_config = mcp_config  # how {mcp-config} and --mcp-config-file describe a run's server
         self.tty = tty  # --tty: every client run of this capture under a terminal (run_client may say otherwise)
         self.flow_state = flow_state
@@ -161,9 +169,9 @@ class Capture:
             created_at=time.time(),
             scenario=self.scenario,
         )
-        store.create(self.out, info, self.meta)
+        store.create(self.out, info, self.meta, self.redactor)
         self._lock_file = RecordingLock(self.out)  # `record --force` elsewhere must not delete it while we write
-        self.writer = store.RecordingWriter(self.out)
+        self.writer = store.RecordingWriter(self.out, self.redactor)
         self.labs = Path(tempfile.mkdtemp(prefix="backchannel-labs-"))
         if self.upstream is None:
             self.upstream = self.start_endpoint(self.endpoint_config).url
@@ -174,7 +182,14 @@ class Capture:
             raise UpstreamDown(f"upstream {self.upstream} is down: {problem}; start it or pass another --upstream")
         try:
             self.proxy = start_proxy(
-                self.out, self.upstream, flow_state=self.flow_state, marker=self.marker, labs=self.labs
+                self.out,
+                self.upstream,
+                flow_state=self.flow_state,
+                marker=self.marker,
+                labs=self.labs,
+                limits=self.limits,
+                redaction=self.redactor.policy,
+                web_ui=self.web_ui,
             )
         except Exception as exc:
             self.writer.insert(AnomalyRow(kind="proxy-failed", detail=str(exc), t=time.time()))
@@ -408,7 +423,8 @@ class Capture:
         opened = self.writer is not None
         if self.writer is not None:
             writer = self.writer
-            writer.later(lambda: writer.set_meta(redact.summary("harness")))  # names and counts only, after every row
+            # names and counts only, after every row
+            writer.later(lambda: writer.set_meta(writer.redactor.summary("harness")))
             writer.close()
             self.writer = None
         if self.proxy is not None:

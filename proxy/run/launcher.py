@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from backchannel.addons import entry, stopping
-from backchannel.addons.session import configured_limits, limit_options, origin_of
+from backchannel.addons.session import Limits, limit_options, origin_of
 from backchannel.recordings import redact
 
 READY_MARKER = entry.READY_MARKER
@@ -118,14 +118,18 @@ def mitmdump_argv(
     flow_state: bool = False,
     marker: str = "",
     labs: Path | None = None,
+    limits: Limits | None = None,
+    redaction: redact.Policy = redact.DEFAULT_POLICY,
+    web_ui: WebUiOptions | None = None,
 ) -> list[str]:
+    """The mitmdump command line: the addon, the recording, and the capture's settings as the addon's options."""
     extra = ["--set", "backchannel_flow_state=true"] if flow_state else []
-    extra += limit_options(configured_limits())  # this process's --max-body, --max-sse-event, --upstream-idle-timeout
-    extra += [f"--set=backchannel_redact={pattern}" for pattern in redact.extra_patterns()]  # this process's --redact
+    extra += limit_options(limits or Limits())  # the command's --max-body, --max-sse-event, --upstream-idle-timeout
+    extra += [f"--set=backchannel_redact={pattern}" for pattern in redaction.extra]  # the command's --redact
     entry_point = "from backchannel.proxy.run.launcher import serve; serve()"
-    if _web_ui is not None:  # this process's `record --ui web`: mitmweb, its UI on 127.0.0.1 behind a token
+    if web_ui is not None:  # `record --ui web`: mitmweb, its UI on 127.0.0.1 behind a token
         entry_point = "from backchannel.proxy.run.launcher import serve; serve('mitmweb')"
-        extra += _web_ui.options()
+        extra += web_ui.options()
     return [
         sys.executable,
         "-c",
@@ -157,16 +161,6 @@ class WebUiOptions(Protocol):
     def url(self) -> str: ...
 
     def options(self) -> list[str]: ...
-
-
-_web_ui: WebUiOptions | None = None  # set by configure_web_ui: the proxies this process starts run mitmweb
-
-
-def configure_web_ui(web_ui: WebUiOptions | None) -> None:
-    """Start mitmweb rather than mitmdump from now on in this process (None: back to mitmdump), as --redact and
-    the wire limits configure the proxies this process starts."""
-    global _web_ui
-    _web_ui = web_ui
 
 
 @dataclass
@@ -225,12 +219,27 @@ def start_proxy(
     flow_state: bool = False,
     marker: str = "",
     labs: Path | None = None,
+    limits: Limits | None = None,
+    redaction: redact.Policy = redact.DEFAULT_POLICY,
+    web_ui: WebUiOptions | None = None,
 ) -> RunningProxy:
-    """Spawn mitmdump and wait, bounded, for the addon's ready line; a dead or silent process is a ProxyError."""
+    """Spawn mitmdump and wait, bounded, for the addon's ready line; a dead or silent process is a ProxyError.
+
+    `limits` and `redaction` become the addon's options; with `web_ui` the proxy is mitmweb, its UI served so."""
     began = time.monotonic()
+    argv = mitmdump_argv(
+        recording,
+        upstream,
+        flow_state=flow_state,
+        marker=marker,
+        labs=labs,
+        limits=limits,
+        redaction=redaction,
+        web_ui=web_ui,
+    )
     try:
         process = subprocess.Popen(
-            mitmdump_argv(recording, upstream, flow_state=flow_state, marker=marker, labs=labs),
+            argv,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.PIPE,  # the stop line, and its end (our death included) tells mitmdump to go
@@ -276,7 +285,7 @@ def start_proxy(
     finally:
         selector.close()
     threading.Thread(target=_drain, args=(process.stdout, tail), daemon=True).start()
-    web_url = _web_ui.url if _web_ui is not None else None
+    web_url = web_ui.url if web_ui is not None else None
     return RunningProxy(
         process, int(info["proxy_port"]), int(info["hold_port"]), time.monotonic() - began, tail, web_url
     )

@@ -11,13 +11,15 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from backchannel.addons.session import Limits
 from backchannel.proxy.endpoint.tools import EndpointConfig, ToolSpec
 from backchannel.proxy.judging.keep import keep_report
 from backchannel.proxy.run.capture import MAX_OUTPUT, Capture
+from backchannel.proxy.run.launcher import WebUiOptions
 from backchannel.proxy.run.placeholders import McpConfigOptions
 from backchannel.proxy.run.tty import TtyOptions
 from backchannel.proxy.timeline import ARROWS, safe, summary
-from backchannel.recordings import load
+from backchannel.recordings import load, redact
 from backchannel.recordings.reader import messages_after
 
 
@@ -45,6 +47,8 @@ def record_command(
     max_output: int = MAX_OUTPUT,
     mcp_config: McpConfigOptions | None = None,
     tty: TtyOptions | None = None,
+    redaction: redact.Policy = redact.DEFAULT_POLICY,
+    limits: Limits | None = None,
 ) -> RecordResult:
     """Run the command once through the proxy, record everything, close the recording.
 
@@ -60,6 +64,8 @@ def record_command(
         max_output=max_output,
         mcp_config=mcp_config,
         tty=tty,
+        redaction=redaction,
+        limits=limits,
     ) as capture:
         run = capture.new_run("record", plan, scenario=None if upstream else scenario, argv=argv)
         console.print(f"run {run.id}: {run.url}", markup=False, style="dim")
@@ -80,10 +86,21 @@ def record_live(
     tools: tuple[ToolSpec, ...],
     console: Console,
     flow_state: bool = False,
+    redaction: redact.Policy = redact.DEFAULT_POLICY,
+    limits: Limits | None = None,
+    web_ui: WebUiOptions | None = None,
 ) -> None:
     """Print the URL for a live client and show each message as one line until Ctrl-C (the endpoint, without
-    `upstream`, serving `tools`)."""
-    with Capture(out, upstream=upstream, endpoint=EndpointConfig(tools=tools), flow_state=flow_state) as capture:
+    `upstream`, serving `tools`; with `web_ui`, the proxy is mitmweb, its UI served as it says)."""
+    with Capture(
+        out,
+        upstream=upstream,
+        endpoint=EndpointConfig(tools=tools),
+        flow_state=flow_state,
+        redaction=redaction,
+        limits=limits,
+        web_ui=web_ui,
+    ) as capture:
         run = capture.new_run("live", plan, scenario=None if upstream else scenario)
         console.print(f"Point your client at: [bold]{run.url}[/bold]")
         console.print(f"Recording to {out}. Ctrl-C stops and closes the recording.", style="dim", markup=False)

@@ -1,4 +1,8 @@
-"""Loopback HTTP servers standing behind the URLs a URL-mode elicitation hands out; every hit is recorded."""
+"""Loopback HTTP servers standing behind the URLs a URL-mode elicitation hands out; every hit is recorded.
+
+A capture opens each on a free port; a replay opens each again on the port its recording names (the replayed
+elicitations' URLs name those ports), so a client that fetches one is caught as it was when recorded.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +14,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from backchannel.recordings.rows import UrlHitRow
 
 Sink = Callable[[UrlHitRow], None]
+ANY_PORT = 0
+LOWEST_PORT = 1024  # a port named by a recording (which may be hostile) must never be a privileged one
+# the page every hit gets, recorded or replayed: the same answer, so a replayed client sees what the recorded one saw
+PAGE = b"<html><body>backchannel: this page records that it was fetched.</body></html>"
 
 
 class UrlServer:
-    """One server; `name` tells the oracle which URLs it stands behind (e.g. "declined")."""
+    """One server; `name` tells the oracle which URLs it stands behind (e.g. "declined"); `run_id` is the run whose
+    hits it records now. `port` is a free one by default, or the port a recording names (OSError when taken)."""
 
-    def __init__(self, name: str, sink: Sink) -> None:
+    def __init__(self, name: str, sink: Sink, *, port: int = ANY_PORT) -> None:
+        if port != ANY_PORT and not LOWEST_PORT <= port < 65536:
+            raise OSError(f"port {port} is outside {LOWEST_PORT}-65535")
         self.name = name
         self.run_id: str | None = None
         owner = self
@@ -30,17 +41,16 @@ class UrlServer:
                 headers = tuple(self.headers.items())
                 sink(UrlHitRow(run_id=owner.run_id, server=owner.name, method=self.command, path=self.path,
                                headers=headers, t=time.time()))  # fmt: skip
-                body = b"<html><body>backchannel: this page records that it was fetched.</body></html>"
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html")
-                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Content-Length", str(len(PAGE)))
                 self.end_headers()
                 if self.command != "HEAD":
-                    self.wfile.write(body)
+                    self.wfile.write(PAGE)
 
             do_GET = do_HEAD = do_POST = do_OPTIONS = do_PUT = _hit
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, name=f"url-server-{name}", daemon=True)

@@ -16,9 +16,10 @@ from typing import Any
 from argon2 import PasswordHasher
 from rich.console import Console
 
+from backchannel.addons.session import Limits
 from backchannel.proxy.endpoint.tools import ToolSpec
-from backchannel.proxy.run import launcher
 from backchannel.proxy.run.record import record_live
+from backchannel.recordings import redact
 
 # the columns of mitmweb's flow list: the comment column shows how backchannel changed a flow
 COLUMNS = ("index", "method", "path", "status", "size", "time", "comment")
@@ -61,14 +62,21 @@ def record_web(
     tools: tuple[ToolSpec, ...],
     console: Console,
     flow_state: bool = False,
+    redaction: redact.Policy = redact.DEFAULT_POLICY,
+    limits: Limits | None = None,
 ) -> None:
     """`record` without a command, watched in mitmweb: prints the web view's URL, then runs the live recording."""
     web = WebUi()
-    launcher.configure_web_ui(web)
-    try:
-        console.print(f"Web view (mitmweb, changed flows marked): {web.url}", markup=False, soft_wrap=True)
-        record_live(
-            out, upstream=upstream, plan=plan, scenario=scenario, tools=tools, console=console, flow_state=flow_state
-        )
-    finally:
-        launcher.configure_web_ui(None)
+    console.print(f"Web view (mitmweb, changed flows marked): {web.url}", markup=False, soft_wrap=True)
+    record_live(
+        out,
+        upstream=upstream,
+        plan=plan,
+        scenario=scenario,
+        tools=tools,
+        console=console,
+        flow_state=flow_state,
+        redaction=redaction,
+        limits=limits,
+        web_ui=web,
+    )

@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
+from backchannel.addons.session import Limits
 from backchannel.proxy.endpoint.tools import EndpointConfig, ToolSet, ToolSpec
 from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.run.placeholders import McpConfigOptions, names_the_server
 from backchannel.proxy.run.tty import TtyOptions
+from backchannel.recordings.redact import DEFAULT_POLICY, Policy
 from backchannel.recordings.shapes import Invocation, ProbeOptions
 
 Progress = Callable[[str], None]
@@ -55,6 +57,8 @@ class CheckOptions:
     settings: Mapping[str, Any] = field(default_factory=dict)  # the scenario's own options, by Option.name
     mcp_config: McpConfigOptions | None = None  # {mcp-config} / --mcp-config-file: how a host is told the run's server
     tty: TtyOptions | None = None  # --tty: clients run under a terminal of this size, answered by --answer
+    redaction: Policy = DEFAULT_POLICY  # --redact: what the recording hides besides the defaults
+    limits: Limits = field(default_factory=Limits)  # --max-body, --max-sse-event, --upstream-idle-timeout
 
     def setting(self, name: str, default: Any = None) -> Any:
         return self.settings.get(name, default)
@@ -144,6 +148,8 @@ class Scenario:
             max_output=options.max_output,
             mcp_config=options.mcp_config,
             tty=options.tty,
+            redaction=options.redaction,
+            limits=options.limits,
         ) as capture:
             capture.set_meta(Invocation(argv=tuple(client)))
             run = capture.new_run("run", {}, scenario=self.name)

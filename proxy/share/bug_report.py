@@ -27,8 +27,9 @@ from backchannel.proxy.share.files import ShareError, publish
 from backchannel.proxy.share.flows import client_flows
 from backchannel.proxy.share.har import har_text
 from backchannel.proxy.share.markdown import Markdown, render_template, text
-from backchannel.proxy.share.redaction import ExportPolicy, exporting, summary_lines
+from backchannel.proxy.share.redaction import ExportPolicy, export_policy, summary_lines
 from backchannel.proxy.share.versions import client_invocation, versions
+from backchannel.recordings import redact
 from backchannel.recordings.errors import RecordingError
 from backchannel.recordings.model import Recording
 from backchannel.recordings.safe_text import neutralise
@@ -150,7 +151,8 @@ def bug_report(file: Path, out: Path | None = None, patterns: Sequence[str] = ()
     original = load_recording(file)  # a readable recording, before anything is written
     folder = out if out is not None else default_folder(file)
     try:
-        with exporting(original.meta, patterns) as policy:
+        policy = export_policy(original.meta, patterns)
+        with redact.applying(redact.Redactor(policy.redaction)):  # the report's flows, redacted again with it
             return _write(file, original, folder, policy)
     except ValueError as exc:  # a bad --redact pattern
         raise ShareError(str(exc)) from exc
@@ -162,7 +164,7 @@ def _write(file: Path, original: Recording, folder: Path, policy: ExportPolicy) 
     recording_path = folder / f"{stem}.sqlite"
     har_path = folder / f"{stem}.har"
     try:
-        summary = trim_copy(file, recording_path)
+        summary = trim_copy(file, recording_path, policy=policy.redaction)
     except RecordingError as exc:
         raise ShareError(str(exc)) from exc
     shared = load_recording(recording_path)

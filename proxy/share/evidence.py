@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from backchannel.oracle.cited import Cited
 from backchannel.oracle.model import Evidence
-from backchannel.oracle.terminal import stream_bytes
 from backchannel.proxy.share.markdown import Markdown, code, text
 from backchannel.recordings.model import Recording
 
@@ -63,50 +63,49 @@ def excerpt(rec: Recording, evidence: Evidence) -> Excerpt:
     """The excerpt of one evidence item; an item that points at nothing in the recording says so."""
     kind, seq = evidence.kind, evidence.seq
     note = _note(evidence)
+    cited = Cited(rec)  # the lookup the matrix shares: only the index of the kind asked for is built
     if kind == "message":
-        message = next((m for m in rec.messages if m.seq == seq), None)
+        message = cited.message(seq)
         if message is not None:
             what = text(f"{message.direction}, {message.method or message.kind}")
             label = Markdown(f"message #{seq}{_run_part(evidence)} ({what}){note}")
             return Excerpt(label, _cut(message.text))
     elif kind == "exchange":
-        exchange = next((x for x in rec.exchanges if x.seq == seq), None)
+        exchange = cited.exchange(seq)
         if exchange is not None:
             line = text(f"{exchange.method or '?'} {exchange.path or '?'} → {exchange.status or exchange.error or '?'}")
             return Excerpt(
                 Markdown(f"exchange #{seq}{_run_part(evidence)} ({line}){note}"), _cut(_decode(exchange.response_body))
             )
     elif kind == "sse":
-        item = next((s for s in rec.sse_events if s.seq == seq), None)
+        item = cited.sse(seq)
         if item is not None:
             return Excerpt(Markdown(f"SSE item #{seq}{_run_part(evidence)}{note}"), _cut(_decode(item.client_raw)))
     elif kind == "anomaly":
-        anomaly = next((a for a in rec.anomalies if a.seq == seq), None)
+        anomaly = cited.anomaly(seq)
         if anomaly is not None:
             return Excerpt(Markdown(f"anomaly #{seq} ({text(anomaly.kind)}){note}"), _cut(anomaly.detail))
-    elif kind == "terminal" and evidence.run and evidence.stream:
-        data = stream_bytes(rec, evidence.run, evidence.stream)  # a tty stream as the oracle read it: plain text
-        if data:
+    elif kind == "terminal":
+        stream = cited.terminal(evidence.run, evidence.stream)  # a tty stream as the oracle read it: plain text
+        if stream is not None:
             span = _span(evidence)
-            label = Markdown(f"{text(evidence.stream)} of run {code(evidence.run)}{span}{note}")
-            return Excerpt(label, _lines_around(data, evidence.offset, evidence.length))
+            label = Markdown(f"{text(stream.name)} of run {code(evidence.run)}{span}{note}")
+            return Excerpt(label, _lines_around(stream.data, evidence.offset, evidence.length))
     elif kind == "screen":
-        snapshot = next((found for found in rec.screens if found.seq == seq), None)
+        snapshot = cited.screen(seq)
         if snapshot is not None:
             first, end = evidence.rows or (0, snapshot.rows)
             label = Markdown(
                 f"screen #{seq} ({text(snapshot.reason)}){_run_part(evidence)}, rows {first}–{end - 1}{note}"
             )
             return Excerpt(label, _cut("\n".join(snapshot.lines[max(0, first - 2) : end + 2])))
-    elif kind == "file" and evidence.path is not None:
-        found = next((f for f in rec.files if f.path == evidence.path and f.run_id in (evidence.run, None)), None)
-        if found is None and evidence.run is None:
-            found = next((f for f in rec.files if f.path == evidence.path), None)
+    elif kind == "file":
+        found = cited.file(evidence.path, evidence.run)
         if found is not None:
             label = Markdown(f"file {code(evidence.path)}{_run_part(evidence)}{_span(evidence)}{note}")
             return Excerpt(label, _lines_around(found.data or b"", evidence.offset, evidence.length))
-    elif kind == "run" and evidence.run:
-        run = next((r for r in rec.runs if r.id == evidence.run), None)
+    elif kind == "run":
+        run = cited.run(evidence.run)
         if run is not None:
             code_part = "no exit code" if run.exit_code is None else f"exit code {run.exit_code}"
             ended = text(f"{run.outcome or 'no outcome'}, {code_part}")

@@ -19,7 +19,7 @@ from backchannel.proxy.share.files import ShareError, publish
 from backchannel.proxy.share.flows import client_flows
 from backchannel.proxy.share.har import har_text
 from backchannel.proxy.share.mitm import write_mitm
-from backchannel.proxy.share.redaction import ExportPolicy, exporting, summary_lines
+from backchannel.proxy.share.redaction import ExportPolicy, export_policy, summary_lines
 from backchannel.recordings import load, redact
 from backchannel.recordings.errors import RecordingError
 from backchannel.recordings.model import Recording
@@ -78,8 +78,8 @@ def export(
     run_ids = choose_runs(rec, runs)
     target = out if out is not None else default_out(file, fmt)
     try:
-        with exporting(rec.meta, patterns) as policy:
-            return _write(file, fmt, rec, run_ids, target, policy)
+        policy = export_policy(rec.meta, patterns)
+        return _write(file, fmt, rec, run_ids, target, policy)
     except ValueError as exc:  # a bad --redact pattern
         raise ShareError(str(exc)) from exc
 
@@ -89,18 +89,19 @@ def _write(
 ) -> Exported:
     if fmt == "sqlite":
         try:
-            summary = trim_copy(file, target, run_ids)
+            summary = trim_copy(file, target, run_ids, policy.redaction)
         except RecordingError as exc:
             raise ShareError(str(exc)) from exc
         kept = sum(1 for x in rec.exchanges if run_ids is None or x.run_id in run_ids)
         return Exported(target, kept, {k: dict(v) for k, v in summary.counts.items()}, policy)
-    flows = client_flows(rec, run_ids)
+    with redact.applying(redact.Redactor(policy.redaction)) as redactor:  # this export's policy, and its tally
+        flows = client_flows(rec, run_ids)
     if fmt == "har":
         text = har_text(flows).encode("utf-8", "surrogateescape")
         publish(target, lambda handle: handle.write(text))
     else:
         publish(target, lambda handle: write_mitm(flows, handle))
-    return Exported(target, len(flows), redact.tally(), policy)
+    return Exported(target, len(flows), redactor.tally(), policy)
 
 
 def fail(message: str) -> typer.Exit:

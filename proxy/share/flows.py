@@ -2,7 +2,8 @@
 
 Each flow carries the client's request and the response the client got (after every mutation; an SSE body whole),
 with the recorded status, headers and times. A flow backchannel changed is marked, and its comment lists what
-was changed, so mitmweb and HAR viewers show it. Redaction applies the process's policy (see redaction.py).
+was changed, so mitmweb and HAR viewers show it. Redaction applies the export's policy (see redaction.py), which
+the caller puts in force around client_flows (redact.applying).
 """
 
 from __future__ import annotations

@@ -9,8 +9,7 @@ them again with `--redact`), so a hostile file cannot hang an export. The export
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from backchannel.recordings import redact
@@ -25,6 +24,7 @@ MAX_RECORDED = 64  # patterns taken from one recording; past it the rest are lef
 class ExportPolicy:
     patterns: tuple[str, ...]  # in force: the recording's safe ones, then the exporter's
     ignored: tuple[str, ...]  # the recording's patterns left out, with why
+    redaction: redact.Policy = redact.DEFAULT_POLICY  # the defaults plus `patterns`: what the export applies
 
 
 def recorded_patterns(meta: Mapping[str, str]) -> list[str]:
@@ -36,8 +36,8 @@ def recorded_patterns(meta: Mapping[str, str]) -> list[str]:
     return list(seen)
 
 
-def configure_export(meta: Mapping[str, str], extra: Sequence[str]) -> ExportPolicy:
-    """Configure this process's redaction for an export; ValueError names a bad `--redact` pattern."""
+def export_policy(meta: Mapping[str, str], extra: Sequence[str]) -> ExportPolicy:
+    """The redaction one export applies (a value: nothing process-wide changes); ValueError names a bad `--redact`."""
     own = redact.check_patterns(extra)
     kept: list[str] = []
     ignored: list[str] = []
@@ -51,20 +51,8 @@ def configure_export(meta: Mapping[str, str], extra: Sequence[str]) -> ExportPol
             ignored.append(f"{pattern[:MAX_PATTERN]!r} ({why}; pass it with --redact if you trust it)")
         elif pattern not in own:
             kept.append(pattern)
-    redact.configure([*kept, *own])
-    redact.reset_tally()
-    return ExportPolicy(patterns=(*kept, *own), ignored=tuple(ignored))
-
-
-@contextmanager
-def exporting(meta: Mapping[str, str], extra: Sequence[str]) -> Iterator[ExportPolicy]:
-    """`configure_export` for the length of one export; the process's policy and tally are fresh again after."""
-    previous = redact.extra_patterns()
-    try:
-        yield configure_export(meta, extra)
-    finally:
-        redact.configure(previous)
-        redact.reset_tally()
+    patterns = (*kept, *own)
+    return ExportPolicy(patterns=patterns, ignored=tuple(ignored), redaction=redact.Policy(patterns))
 
 
 def _unsafe(pattern: str) -> str:

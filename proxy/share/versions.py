@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from backchannel.oracle import parties
+from backchannel.oracle.parties import named_clients, named_servers
 from backchannel.proxy.replay.through_proxy import client_template
 from backchannel.recordings.model import Recording
 from backchannel.recordings.shapes import Discovery, Invocation
-
-CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
-SERVER_INFO = "io.modelcontextprotocol/serverInfo"
-NAME_LIMIT = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,12 +31,9 @@ class Versions:
     protocol_versions: tuple[str, ...]
 
 
-def _party(value: object) -> Party | None:
-    if not isinstance(value, Mapping) or not isinstance(value.get("name"), str):
-        return None
-    version = value.get("version")
-    # cut: a name is a few words, and a report's title and table hold every one a recording gives
-    return Party(value["name"][:NAME_LIMIT], version[:NAME_LIMIT] if isinstance(version, str) else "(no version)")
+def _distinct(named: Iterable[parties.Party]) -> tuple[Party, ...]:
+    """Each party once, in the order it first named itself, as the report shows it."""
+    return tuple(dict.fromkeys(Party(p.name, "(no version)" if p.version is None else p.version) for p in named))
 
 
 def _member(payload: object, *path: str) -> Any:
@@ -50,21 +45,11 @@ def _member(payload: object, *path: str) -> Any:
 
 
 def versions(rec: Recording) -> Versions:
-    """From the recording's meta and its `initialize` / `server/discover` (and any message's `_meta`) exchange."""
-    clients: dict[Party, None] = {}
-    servers: dict[Party, None] = {}
+    """From the recording's meta, the names its clients and servers gave (oracle/parties.py), and the protocol
+    versions its `initialize` / `server/discover` exchanges and per-request `_meta` spoke."""
     protocols: dict[str, None] = {}
     for message in rec.messages:
         payload = message.payload
-        for found, into in (
-            (_member(payload, "params", "clientInfo"), clients),
-            (_member(payload, "params", "_meta", CLIENT_INFO), clients),
-            (_member(payload, "result", "serverInfo"), servers),
-            (_member(payload, "result", "_meta", SERVER_INFO), servers),
-        ):
-            party = _party(found)
-            if party is not None:
-                into.setdefault(party, None)
         for version in (
             _member(payload, "params", "protocolVersion"),
             _member(payload, "result", "protocolVersion"),
@@ -76,8 +61,8 @@ def versions(rec: Recording) -> Versions:
     return Versions(
         tool=f"{info.tool or 'backchannel'} {info.tool_version or '(unknown version)'}",
         mitmproxy=rec.meta.get("mitmproxy_version", "(unknown)"),
-        clients=tuple(clients),
-        servers=tuple(servers),
+        clients=_distinct(named_clients(rec)),
+        servers=_distinct(named_servers(rec)),
         protocol_versions=tuple(protocols),
     )
 

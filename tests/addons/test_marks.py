@@ -3,13 +3,10 @@
 from mitmproxy.test import tflow
 
 from backchannel.addons import marks
-from backchannel.recordings.mutation_records import (
-    DropResultTypeRecord,
-    HoldRecord,
-    InjectDecisionRecord,
-    InjectInputRequestsRecord,
-    UnknownMutationRecord,
-)
+from backchannel.addons.mutations.drop_result_type import DropResultTypeRecord
+from backchannel.addons.mutations.hold import HoldRecord
+from backchannel.addons.mutations.inject_input_requests import InjectDecisionRecord, InjectInputRequestsRecord
+from backchannel.recordings.mutation_records import UnknownMutationRecord
 
 
 def test_a_changed_flow_is_marked_and_its_comment_names_each_mutation_and_what_it_did():

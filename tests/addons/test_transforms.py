@@ -1,9 +1,11 @@
 import json
 
+from backchannel.addons.mutations.drop_result_type import DropResultTypeRecord
+from backchannel.addons.mutations.inject_input_requests import InjectInputRequestsRecord
+from backchannel.addons.mutations.truncate_sse import TruncateSseRecord
 from backchannel.addons.plan import parse_plan
 from backchannel.addons.sse import StreamCut
 from backchannel.addons.transforms import progress_token, rewrite_response, sse_event
-from backchannel.recordings.mutation_records import DropResultTypeRecord, InjectInputRequestsRecord, TruncateSseRecord
 
 REQUEST = {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "t", "_meta": {"progressToken": 9}}}
 RESULT = '{"jsonrpc":"2.0","id":4,"result":{"content":[],"resultType":"complete","_meta":{"x":1}}}'

@@ -17,6 +17,7 @@ from mitmproxy.flow import Flow
 
 from backchannel.oracle import ORACLE_VERSION, judge
 from backchannel.oracle.render import render
+from backchannel.oracle.terminal import raw_bytes
 from backchannel.recordings import load
 from backchannel.recordings.reports import stored_report
 from tests.e2e.conftest import REPO_TEXT, TOOL
@@ -82,7 +83,7 @@ def test_record_runs_the_sdk_client_through_the_proxy_and_show_prints_its_calls_
     rec = load(out)
     (run,) = rec.runs
     assert (run.outcome, run.exit_code) == ("exited", 0)
-    stdout = rec.terminal_bytes(run.id, "stdout").decode()
+    stdout = raw_bytes(rec, run.id, "stdout").decode()
     assert stdout == f"result {TOOL}: {REPO_TEXT}\n"
     assert not Path(f"{out}-wal").exists(), "record finalises the file"
     kept = stored_report(rec)  # the report it judges to now travels with it, for `judge --diff` later
@@ -112,7 +113,7 @@ def test_show_prints_a_line_the_client_wrote_in_pieces_as_one_line(tmp_path: Pat
         for i, (offset, piece) in enumerate(zip(offsets, pieces, strict=True))
     ]
     recording = new_recording(tmp_path / "pieces.sqlite", runs=[{"id": "r1"}], terminal=terminal)
-    assert load(recording).terminal_bytes("r1", "stdout") == f"tools: {TOOL}\n{REPO_TEXT}\n".encode()
+    assert raw_bytes(load(recording), "r1", "stdout") == f"tools: {TOOL}\n{REPO_TEXT}\n".encode()
 
     shown = _cli("show", recording)
     assert shown.returncode == 0, shown.stderr

@@ -12,6 +12,7 @@ import time
 import zlib
 from pathlib import Path
 
+from backchannel.oracle.terminal import raw_bytes
 from backchannel.recordings import load
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +64,7 @@ def test_env_reaches_the_lab_by_name_and_value_and_the_recording_keeps_only_the_
     assert done.returncode == 0, done.stderr
     rec = load(out)
     expected = f"{zlib.crc32(b'from-caller')} {zlib.crc32(b'set-on-line')}\n".encode()
-    assert rec.terminal_bytes(rec.runs[0].id, "stdout") == expected
+    assert raw_bytes(rec, rec.runs[0].id, "stdout") == expected
     assert rec.runs[0].detail.facts["lab_env"] == "BCKCH_A,BCKCH_B"
     assert b"from-caller" not in out.read_bytes() and b"set-on-line" not in out.read_bytes()
 
@@ -81,7 +82,7 @@ def test_terminal_output_past_max_output_keeps_the_bytes_up_to_it_and_an_anomaly
     done = _cli("record", "--out", out, "--max-output", 100000, "--", sys.executable, "-c", code)
     assert done.returncode == 0, done.stderr
     rec = load(out)
-    assert rec.terminal_bytes(rec.runs[0].id, "stdout") == b"x" * 100000
+    assert raw_bytes(rec, rec.runs[0].id, "stdout") == b"x" * 100000
     assert [a.kind for a in rec.anomalies] == ["output-limit"]
     assert out.stat().st_size < 1_000_000
     assert time.monotonic() - started < 30

@@ -7,13 +7,13 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
 
-from backchannel.addons.session import Limits, configure_limits
+from backchannel.addons.session import Limits
 from backchannel.proxy.run.capture import Capture
 from backchannel.recordings import load
 from tests.e2e.conftest import RawRequest, RawUpstream, Respond, post_rpc, rpc_request
@@ -26,19 +26,15 @@ def silent(conn: socket.socket, request: RawRequest, stopping: threading.Event) 
 
 
 @pytest.fixture
-def short_idle() -> Iterator[None]:
-    configure_limits(Limits(upstream_idle_timeout=IDLE_S))
-    try:
-        yield
-    finally:
-        configure_limits(Limits())
+def short_idle() -> Limits:
+    return Limits(upstream_idle_timeout=IDLE_S)  # handed to each capture: nothing process-wide is set
 
 
 def test_a_silent_upstream_gets_the_client_a_jsonrpc_error_with_http_504_and_marks_the_run(
-    tmp_path: Path, short_idle: None, raw_upstream: Callable[[Respond], RawUpstream]
+    tmp_path: Path, short_idle: Limits, raw_upstream: Callable[[Respond], RawUpstream]
 ):
     upstream = raw_upstream(silent)
-    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url) as capture:
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url, limits=short_idle) as capture:
         run = capture.new_run("silent", {})
         began = time.monotonic()
         with httpx.Client(timeout=httpx.Timeout(10.0)) as client:
@@ -82,10 +78,10 @@ def trickle(conn: socket.socket, request: RawRequest, stopping: threading.Event)
 
 
 def test_an_upstream_silent_in_the_middle_of_a_json_body_gets_the_client_a_jsonrpc_error_with_http_504(
-    tmp_path: Path, short_idle: None, raw_upstream: Callable[[Respond], RawUpstream]
+    tmp_path: Path, short_idle: Limits, raw_upstream: Callable[[Respond], RawUpstream]
 ):
     upstream = raw_upstream(half_body)
-    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url) as capture:
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url, limits=short_idle) as capture:
         run = capture.new_run("half-body", {})
         began = time.monotonic()
         with httpx.Client(timeout=httpx.Timeout(10.0)) as client:
@@ -106,10 +102,10 @@ def test_an_upstream_silent_in_the_middle_of_a_json_body_gets_the_client_a_jsonr
 
 
 def test_an_sse_stream_that_goes_silent_before_its_response_ends_with_a_jsonrpc_error_event(
-    tmp_path: Path, short_idle: None, raw_upstream: Callable[[Respond], RawUpstream]
+    tmp_path: Path, short_idle: Limits, raw_upstream: Callable[[Respond], RawUpstream]
 ):
     upstream = raw_upstream(sse_then_silence)
-    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url) as capture:
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url, limits=short_idle) as capture:
         run = capture.new_run("sse-silent", {})
         began = time.monotonic()
         with httpx.Client(timeout=httpx.Timeout(10.0)) as client:
@@ -131,10 +127,10 @@ def test_an_sse_stream_that_goes_silent_before_its_response_ends_with_a_jsonrpc_
 
 
 def test_an_upstream_that_keeps_sending_is_never_cut_off_however_long_its_body_takes(
-    tmp_path: Path, short_idle: None, raw_upstream: Callable[[Respond], RawUpstream]
+    tmp_path: Path, short_idle: Limits, raw_upstream: Callable[[Respond], RawUpstream]
 ):
     upstream = raw_upstream(trickle)
-    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url) as capture:
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url, limits=short_idle) as capture:
         run = capture.new_run("trickle", {})
         began = time.monotonic()
         with httpx.Client(timeout=httpx.Timeout(10.0)) as client:
@@ -157,10 +153,10 @@ def answer_then_keep_open(conn: socket.socket, request: RawRequest, stopping: th
 
 
 def test_a_quiet_sse_stream_that_owes_no_response_is_left_open(
-    tmp_path: Path, short_idle: None, raw_upstream: Callable[[Respond], RawUpstream]
+    tmp_path: Path, short_idle: Limits, raw_upstream: Callable[[Respond], RawUpstream]
 ):
     upstream = raw_upstream(answer_then_keep_open)
-    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url) as capture:
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url, limits=short_idle) as capture:
         run = capture.new_run("quiet", {})
         message = rpc_request(11)
         with httpx.Client(timeout=httpx.Timeout(3 * IDLE_S)) as client:

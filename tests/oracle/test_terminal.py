@@ -7,7 +7,17 @@ from dataclasses import replace
 from backchannel.oracle.detectors.carriers import carriers
 from backchannel.oracle.harness import harness_problems
 from backchannel.oracle.model import Evidence
-from backchannel.oracle.terminal import error_text, plain, screen_evidence, stream_bytes, streams, terminal_text
+from backchannel.oracle.terminal import (
+    error_text,
+    is_tty,
+    plain,
+    raw_bytes,
+    screen_evidence,
+    stream_bytes,
+    stream_names,
+    streams,
+    terminal_text,
+)
 from backchannel.recordings import load
 from backchannel.recordings.model import ScreenSnapshot
 from tests.factories import new_recording
@@ -64,6 +74,30 @@ def test_a_tty_run_reads_one_stream_as_plain_text_and_evidence_offsets_point_int
     assert stream_bytes(rec, "a", "tty").index(b"world") == 6
     assert [(c.name, c.data) for c in carriers(rec, "a")] == [("tty", b"hello\nworld\n")]
     assert error_text(rec, "a") == ("terminal", b"hello\nworld\n")
+
+
+def test_a_streams_raw_bytes_are_its_chunks_by_offset_and_a_run_with_only_screens_is_a_tty_run(tmp_path):
+    shot = {
+        "run_id": "b",
+        "reason": "exit",
+        "rows": 1,
+        "cols": 4,
+        "cursor_row": 0,
+        "cursor_col": 0,
+        "text": "",
+        "t": 1.0,
+    }
+    rec = load(
+        new_recording(
+            tmp_path / "r.sqlite",
+            runs=[{"id": "a"}, {"id": "b"}],
+            terminal=[_chunk("a", "tty", b"\x1b[1mdef", 3), _chunk("a", "tty", b"abc")],
+            screens=[shot],
+        )
+    )
+    assert raw_bytes(rec, "a", "tty") == b"abc\x1b[1mdef" and stream_bytes(rec, "a", "tty") == b"abcdef"
+    assert stream_names(rec, "a") == stream_names(rec, "b") == ("tty",) and is_tty(rec, "b")
+    assert stream_names(rec, "c") == ("stdout", "stderr") and raw_bytes(rec, "c", "stdout") == b""
 
 
 def test_a_tty_client_that_failed_early_is_quoted_from_its_terminal(tmp_path):

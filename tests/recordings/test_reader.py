@@ -3,6 +3,7 @@ import sqlite3
 import pytest
 from sqlite_utils import Migrations
 
+from backchannel.oracle.terminal import raw_bytes
 from backchannel.recordings import RecordingError, RecordingFormatError, load, store
 from backchannel.recordings import migrations as m
 from backchannel.recordings.reader import read_run
@@ -93,7 +94,7 @@ def test_terminal_output_is_reassembled_by_offset(tmp_path):
             {"run_id": "a", "stream": "stderr", "offset": 0, "data": b"err"},
         ],
     )
-    assert load(path).terminal_bytes("a", "stdout") == b"abcdef"
+    assert raw_bytes(load(path), "a", "stdout") == b"abcdef"
 
 
 def test_a_run_can_be_read_alone_while_the_recording_is_written(tmp_path):

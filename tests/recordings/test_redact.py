@@ -25,12 +25,9 @@ from backchannel.recordings.rows import (
 
 
 @pytest.fixture(autouse=True)
-def _fresh_policy():
-    redact.configure(())
-    redact.reset_tally()
-    yield
-    redact.configure(())
-    redact.reset_tally()
+def redactor():
+    with redact.applying(redact.Redactor()) as fresh:  # each test its own policy and tally, as each recording
+        yield fresh
 
 
 def test_secret_headers_keep_their_presence_but_lose_their_value():
@@ -146,21 +143,22 @@ def test_markers_and_ordinary_output_are_not_touched():
 
 
 def test_redact_patterns_add_names():
-    redact.configure([r"^x-tenant$", "pin"])
-    assert redact_headers([("X-Tenant", "acme")]) == [("X-Tenant", REDACTED)]
-    assert json.loads(redact_json_text('{"pinCode":"1234"}')) == {"pinCode": REDACTED}
+    with redact.applying(redact.Redactor(redact.Policy([r"^x-tenant$", "pin"]))):
+        assert redact_headers([("X-Tenant", "acme")]) == [("X-Tenant", REDACTED)]
+        assert json.loads(redact_json_text('{"pinCode":"1234"}')) == {"pinCode": REDACTED}
+    assert redact_headers([("X-Tenant", "acme")]) == [("X-Tenant", "acme")]  # outside it, the defaults again
 
 
 def test_a_redact_pattern_that_is_not_a_regular_expression_is_refused_with_its_text():
     with pytest.raises(ValueError, match=r"\(unclosed"):
-        redact.configure(["(unclosed"])
+        redact.Policy(["(unclosed"])
 
 
-def test_the_summary_names_kinds_and_counts_never_values():
+def test_the_summary_names_kinds_and_counts_never_values(redactor):
     redact_headers([("X-Api-Key", "v4lue-secret")])
     redact_json_text('{"password":"hunter2-secret","password2":"x"}')
     redact_output(b"Bearer abcdefghijklmnop-secret", "terminal")
-    summary = redact.summary("proxy")
+    summary = redactor.summary("proxy")
     key, text = summary.meta_entry()
     assert key == "redactions:proxy"
     assert "secret" not in text.replace("redactions", "")
@@ -169,7 +167,7 @@ def test_the_summary_names_kinds_and_counts_never_values():
         "json-member": {"password": 1, "password2": 1},
         "terminal": {"bearer": 1},
     }
-    assert redact.tally() == {}  # the next recording starts from nothing
+    assert redactor.tally() == {}  # the next summary starts from nothing
     (read,) = Redactions.read_all(dict([summary.meta_entry()]))
     assert read == summary
 
@@ -179,9 +177,9 @@ def test_a_damaged_summary_reads_as_empty_counts():
     assert read == Redactions(source="proxy", counts={})
 
 
-def test_the_tally_is_bounded_whatever_names_the_wire_brings():
+def test_the_tally_is_bounded_whatever_names_the_wire_brings(redactor):
     redact_headers([(f"x-token-{i}", "v") for i in range(redact.TALLY_LIMIT + 50)])
-    counts = redact.tally()["header"]
+    counts = redactor.tally()["header"]
     assert len(counts) == redact.TALLY_LIMIT + 1 and counts["(other)"] == 50
 
 

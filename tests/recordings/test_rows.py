@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from backchannel.oracle.terminal import raw_bytes
 from backchannel.recordings import load, store
 from backchannel.recordings.rows import (
     AnomalyRow,
@@ -104,7 +105,7 @@ def test_each_row_reads_back_as_the_record_the_reader_gives(writer):
     (event,) = rec.sse_events
     assert (event.idx, event.origin, event.upstream_raw, event.client_raw) == (2, "proxy", b"u", b"c")
     assert [(a.kind, a.detail) for a in rec.anomalies] == [("not-json", "request: x")]
-    assert rec.terminal_bytes("r", "stderr") == b"err" and rec.terminal[0].offset == 4
+    assert raw_bytes(rec, "r", "stderr") == b"err" and rec.terminal[0].offset == 4
     (found,) = rec.files
     assert (found.path, found.size, found.data, found.truncated) == ("notes.txt", 9, b"abc", True)
     (hit,) = rec.url_hits

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from backchannel.oracle import judge
+from backchannel.oracle.terminal import is_tty, screens_in
 from backchannel.recordings import RecordingFormatError, load, store
 from backchannel.recordings.descriptions import rows as description_rows
 from backchannel.recordings.migrations import latest
@@ -45,8 +46,8 @@ def test_a_snapshot_comes_back_as_it_was_written(tmp_path):
     first = rec.screens[0]
     assert first == ScreenSnapshot(seq=first.seq, **{k: v for k, v in SHOT.items()})
     assert first.lines == ("Welcome", "Name?")
-    assert [s.reason for s in rec.screens_in("b")] == ["exit"]
-    assert rec.is_tty("a") and rec.is_tty("b")
+    assert [s.reason for s in screens_in(rec, "b")] == ["exit"]
+    assert is_tty(rec, "a") and is_tty(rec, "b")
 
 
 def test_a_piped_run_has_no_screens_and_is_not_a_tty_run(tmp_path):
@@ -56,7 +57,7 @@ def test_a_piped_run_has_no_screens_and_is_not_a_tty_run(tmp_path):
         terminal=[{"run_id": "a", "stream": "stdout", "offset": 0, "data": b"x"}],
     )
     rec = load(path)
-    assert rec.screens == () and not rec.is_tty("a")
+    assert rec.screens == () and not is_tty(rec, "a")
 
 
 def test_a_key_like_secret_on_the_screen_or_in_an_answer_is_masked_as_it_is_written(tmp_path):

@@ -47,7 +47,7 @@ def test_a_copy_of_chosen_runs_holds_only_their_rows_and_no_stored_report(tmp_pa
     assert "stored_report" not in copy.meta
 
 
-def test_the_copy_is_redacted_with_the_process_policy_and_says_what_it_redacted(tmp_path):
+def test_the_copy_is_redacted_with_the_policy_it_is_given_and_says_what_it_redacted(tmp_path):
     source = new_recording(
         tmp_path / "src.sqlite",
         runs=[{"id": "r1"}],
@@ -55,11 +55,7 @@ def test_the_copy_is_redacted_with_the_process_policy_and_says_what_it_redacted(
         terminal=[{"run_id": "r1", "stream": "stdout", "offset": 0, "data": b"customer=alice-and-bob\n"}],
         exchanges=[{"run_id": "r1", "flow_id": "f", "status": 200, "flow_state": msgpack.packb({"content": b"alice"})}],
     )
-    redact.configure(["customer"])
-    try:
-        summary = trim_copy(source, tmp_path / "out.sqlite")
-    finally:
-        redact.configure(())
+    summary = trim_copy(source, tmp_path / "out.sqlite", policy=redact.Policy(["customer"]))
     assert b"alice" not in (tmp_path / "out.sqlite").read_bytes()
     copy = load(tmp_path / "out.sqlite")
     assert copy.exchanges[0].flow_state is None  # mitmproxy's state repeats bodies unredacted: never shared

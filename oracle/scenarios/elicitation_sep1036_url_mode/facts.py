@@ -240,7 +240,7 @@ def gate(rec: Recording) -> Finding | None:
     """The finding every check reports instead of judging, or None when the probes can be judged."""
     problem = harness.first_problem(rec)
     if problem is not None:
-        return Finding.errored(problem.reason or "harness", problem.message, *problem.evidence, run=problem.run)
+        return problem
     return _discovery_failure(rec)
 
 

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from backchannel.oracle import harness
 from backchannel.oracle.model import Evidence, Finding
-from backchannel.oracle.terminal import Sighting, first_sighting
+from backchannel.oracle.terminal import TTY, Sighting, chunks, first_sighting, plain, screens_in, stream_names
 from backchannel.recordings.model import Message, Recording, Run
 
 from . import SCENARIO as SCENARIO  # re-exported: checks import the name with the facts
@@ -108,14 +108,21 @@ def elicitation(rec: Recording, run: Run, tool: str) -> Elicitation | None:
     return None
 
 
-def exercised(rec: Recording, tool: str) -> tuple[Run, Elicitation] | Finding:
-    """The client run and the tool's elicitation, or the ERROR/SKIP that says why the tool cannot be judged."""
+def judged_runs(rec: Recording) -> list[Run] | Finding:
+    """The client runs to judge, or the ERROR that says why none can be: a harness that did not see them (its own
+    finding, never a SKIP), or no client run at all."""
     problem = harness.first_problem(rec)
     if problem is not None:
-        return Finding.errored(problem.reason or "harness", problem.message, *problem.evidence, run=problem.run)
+        return problem
     runs = client_runs(rec)
-    if not runs:
-        return Finding.errored("incomplete-recording", "the recording has no client run")
+    return runs or Finding.errored("incomplete-recording", "the recording has no client run")
+
+
+def exercised(rec: Recording, tool: str) -> tuple[Run, Elicitation] | Finding:
+    """The client run and the tool's elicitation, or the ERROR/SKIP that says why the tool cannot be judged."""
+    runs = judged_runs(rec)
+    if isinstance(runs, Finding):
+        return runs
     for run in runs:
         found = elicitation(rec, run, tool)
         if found is not None:
@@ -181,20 +188,17 @@ def seen_before_answer(rec: Recording, run: Run, found: Elicitation, text: str, 
 
 def text_until(rec: Recording, run: Run, until: float | None) -> str:
     """What the client showed up to a moment (its chunks read by then, with the ordering slack), as plain text."""
-    from backchannel.oracle.terminal import PIPED, TTY, plain
-
-    names = (TTY,) if rec.is_tty(run.id) else PIPED
     parts = []
-    for name in names:
-        chunks = sorted((c for c in rec.terminal if c.run_id == run.id and c.stream == name), key=lambda c: c.offset)
-        raw = b"".join(c.data for c in chunks if until is None or c.t is None or c.t <= until + AMBIGUOUS_S)
+    for name in stream_names(rec, run.id):
+        read = chunks(rec, run.id, name)
+        raw = b"".join(c.data for c in read if until is None or c.t is None or c.t <= until + AMBIGUOUS_S)
         parts.append(plain(raw) if name == TTY else raw)
     return b"".join(parts).decode("utf-8", "replace")
 
 
 def last_screen_before(rec: Recording, run: Run, until: float | None) -> Evidence | None:
     """The last screen snapshot taken before a moment (a tty run's evidence for a person), if any."""
-    screens = [s for s in rec.screens if s.run_id == run.id and (until is None or s.t is None or s.t <= until)]
+    screens = [s for s in screens_in(rec, run.id) if until is None or s.t is None or s.t <= until]
     if not screens:
         return None
     screen = screens[-1]

@@ -6,15 +6,17 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from backchannel.oracle import harness
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.terminal import streams
 from backchannel.recordings.model import Recording, Run
 
-from .facts import client_runs, elicitation
+from .facts import elicitation, judged_runs
 from .payloads import FORM_TOOL, PUNYCODE_TOOL, URL_TOOL
 
 WINDOW = 512  # bytes before a message in which the server's name or origin must appear
+# read here, not through oracle/parties.py (on purpose): this check looks each name up again in the terminal, so it
+# needs the name whole as the results' `_meta` carried it, where parties cuts long names for a page and also counts
+# a discover result's own serverInfo; a different name list would change verdicts
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 
@@ -35,12 +37,9 @@ def server_names(rec: Recording, run: Run) -> tuple[str, ...]:
 
 
 def names_requesting_server(rec: Recording) -> Finding:
-    problem = harness.first_problem(rec)
-    if problem is not None:
-        return Finding.errored(problem.reason or "harness", problem.message, *problem.evidence, run=problem.run)
-    runs = client_runs(rec)
-    if not runs:
-        return Finding.errored("incomplete-recording", "the recording has no client run")
+    runs = judged_runs(rec)
+    if isinstance(runs, Finding):
+        return runs
     named: list[Evidence] = []
     unnamed: list[Evidence] = []
     messages: list[bytes] = []

@@ -11,10 +11,10 @@ from backchannel.oracle.detectors.carriers import Carrier, carriers, lab_files
 from backchannel.oracle.detectors.markers import WITNESS_FILE, Markers, occurrences, read_marker
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.recordings.model import Message, Recording, Run
-from backchannel.recordings.mutation_records import InjectDecisionRecord, parse_mutation_record
 from backchannel.recordings.shapes import Discovery, ProbeOptions
 
 from . import SCENARIO as SCENARIO  # re-exported: checks import the name with the facts
+from .records import InjectDecisionRecord
 
 SPEC = "https://modelcontextprotocol.io/specification/2026-07-28"
 
@@ -121,8 +121,8 @@ def injection_decision(rec: Recording, run: Run) -> InjectDecisionRecord | None:
     """The proxy's record of whether, and which, input request it injected on the probe run's tools/call."""
     for exchange in rec.exchanges_in(run.id):
         for mutation in exchange.mutations:
-            record = parse_mutation_record(mutation)
-            if isinstance(record, InjectDecisionRecord):
+            record = InjectDecisionRecord.from_json(mutation)
+            if record is not None:
                 return record
     return None
 

@@ -9,9 +9,9 @@ from typing import Any
 from backchannel.oracle.detectors.ledger import Ledger
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.recordings.model import Message, Recording, Run
-from backchannel.recordings.mutation_records import DropResultTypeRecord, parse_mutation_record
 
 from .facts import first_run, markers_of, options_of, token_seen
+from .records import DropResultTypeRecord
 
 OBSERVATION_MODERN_REJECT = "rejects-missing-result-type-on-modern-connection"
 
@@ -115,8 +115,8 @@ def differs_only_by_result_type(rec: Recording, control: Run, absent: Run) -> st
             )
     for message in rec.messages_in(absent.id):
         if message.mutation == "drop-result-type" and message.upstream_text is not None:
-            records = [parse_mutation_record(m) for x in rec.exchanges_in(absent.id) for m in x.mutations]
-            span = next((r for r in records if isinstance(r, DropResultTypeRecord) and r.removed), None)
+            records = [DropResultTypeRecord.from_json(m) for x in rec.exchanges_in(absent.id) for m in x.mutations]
+            span = next((r for r in records if r is not None and r.removed), None)
             start, end = (span.start, span.end) if span else (None, None)
             if not isinstance(start, int) or not isinstance(end, int):
                 return f"message {message.seq}: the recording does not say which bytes removing resultType cut"

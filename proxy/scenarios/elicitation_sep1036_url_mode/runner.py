@@ -87,7 +87,14 @@ class ServerProbe:
         server = self.options.server
         endpoint = None if server else EndpointConfig(tools=TOOLS)
         try:
-            with Capture(self.options.out, upstream=server, endpoint=endpoint, scenario=SCENARIO) as capture:
+            with Capture(
+                self.options.out,
+                upstream=server,
+                endpoint=endpoint,
+                scenario=SCENARIO,
+                redaction=self.options.redaction,
+                limits=self.options.limits,
+            ) as capture:
                 self.progress(f"probing {server or 'the bundled conformant server'} as a 2026-07-28 client")
                 tools = self._discover(capture)
                 if tools is None or URL_TOOL not in tools:

@@ -71,6 +71,8 @@ def run(options: CheckOptions, progress: Progress) -> Path:
         max_output=options.max_output,
         mcp_config=options.mcp_config,
         tty=options.tty,
+        redaction=options.redaction,
+        limits=options.limits,
     ) as capture:
         runs = _client_runs(client) if client else _discovered_runs(capture, options, progress)
         if runs is None:

@@ -49,6 +49,8 @@ class UrlModeScenario:
                 max_output=self.options.max_output,
                 mcp_config=self.options.mcp_config,
                 tty=self.options.tty,
+                redaction=self.options.redaction,
+                limits=self.options.limits,
             ) as cap:
                 capture = cap
                 for row in pending:

@@ -106,6 +106,8 @@ class MrtrProbe:
             max_output=self.options.max_output,
             mcp_config=self.options.mcp_config,
             tty=self.options.tty,
+            redaction=self.options.redaction,
+            limits=self.options.limits,
         ) as capture:
             legacy = capture.start_endpoint(
                 EndpointConfig(

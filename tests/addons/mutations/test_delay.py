@@ -14,8 +14,7 @@ import pytest
 
 from backchannel.addons.hold import HoldServer, HoldTicket
 from backchannel.addons.mutations.base import PlanError, Relay, RequestStep
-from backchannel.addons.mutations.delay import Delay
-from backchannel.recordings.mutation_records import DelayRecord
+from backchannel.addons.mutations.delay import Delay, DelayRecord
 from tests.addons.conftest import CALL, CALLS, RESULT, Rig, run_bounded, upstream_response, wire
 from tests.addons.mutations.conftest import call_flow, event, note, records
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from backchannel.addons.mutations.base import EndStep, HeadersStep, PlanError
-from backchannel.addons.mutations.disconnect import BodyCut, Disconnect
-from backchannel.recordings.mutation_records import DisconnectRecord
+from backchannel.addons.mutations.disconnect import BodyCut, Disconnect, DisconnectRecord
 from tests.addons.conftest import CALLS, RESULT, Rig, wire
 from tests.addons.mutations.conftest import SSE, call_flow, event, note, records, streamed
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 from backchannel.addons.mutations.base import ResultStep
-from backchannel.addons.mutations.drop_result_type import DropResultType
-from backchannel.recordings.mutation_records import DropResultTypeRecord
+from backchannel.addons.mutations.drop_result_type import DropResultType, DropResultTypeRecord
 from tests.addons.conftest import CALL, CALLS, RESULT, Rig, wire
 from tests.addons.mutations.conftest import SSE, call_flow, event, note, records, streamed
 

@@ -7,8 +7,7 @@ import json
 import pytest
 
 from backchannel.addons.mutations.base import PlanError
-from backchannel.addons.mutations.error import Error
-from backchannel.recordings.mutation_records import ErrorRecord
+from backchannel.addons.mutations.error import Error, ErrorRecord
 from tests.addons.conftest import CALL, CALLS, RESULT, Rig
 from tests.addons.mutations.conftest import body_json, records
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 
 from backchannel.addons.mutations.base import DeliveryStep, Relay, RequestStep
-from backchannel.addons.mutations.hold import Hold
+from backchannel.addons.mutations.hold import Hold, HoldRecord
 from backchannel.addons.transforms import KEEPALIVE, progress_event
-from backchannel.recordings.mutation_records import HoldRecord
 from tests.addons.conftest import CALL, CALLS, RESULT, Rig, upstream_response, wire
 from tests.addons.mutations.conftest import SSE, call_flow, event, records, streamed
 

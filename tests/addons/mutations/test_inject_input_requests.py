@@ -7,8 +7,13 @@ import json
 import pytest
 
 from backchannel.addons.mutations.base import PlanError, RequestStep, ResultStep
-from backchannel.addons.mutations.inject_input_requests import CapabilityOption, InjectInputRequests, declared
-from backchannel.recordings.mutation_records import InjectDecisionRecord, InjectInputRequestsRecord
+from backchannel.addons.mutations.inject_input_requests import (
+    CapabilityOption,
+    InjectDecisionRecord,
+    InjectInputRequests,
+    InjectInputRequestsRecord,
+    declared,
+)
 from tests.addons.conftest import CALL, CALLS, FORM_REQUEST, MODERN, RESULT, Rig, wire
 from tests.addons.mutations.conftest import body_json, records
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from backchannel.addons.mutations.base import DeliveryStep
-from backchannel.addons.mutations.json_to_sse import JsonToSse
-from backchannel.recordings.mutation_records import JsonToSseRecord
+from backchannel.addons.mutations.json_to_sse import JsonToSse, JsonToSseRecord
 from tests.addons.conftest import CALL, CALLS, RESULT, Rig
 from tests.addons.mutations.conftest import event, records
 

@@ -7,8 +7,7 @@ import json
 import pytest
 
 from backchannel.addons.mutations.base import PlanError, ResultStep
-from backchannel.addons.mutations.malformed import Malformed, wrong_id
-from backchannel.recordings.mutation_records import MalformedRecord
+from backchannel.addons.mutations.malformed import Malformed, MalformedRecord, wrong_id
 from tests.addons.conftest import CALL, CALLS, RESULT, Rig, wire
 from tests.addons.mutations.conftest import SSE, call_flow, event, note, records, streamed
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 from backchannel.addons.mutations.base import HeadersStep, ResultStep
-from backchannel.addons.mutations.truncate_sse import TruncateSse
-from backchannel.recordings.mutation_records import TruncateSseRecord
+from backchannel.addons.mutations.truncate_sse import TruncateSse, TruncateSseRecord
 from tests.addons.conftest import CALL, CALLS, RESULT, Rig, wire
 from tests.addons.mutations.conftest import SSE, call_flow, event, note, records, streamed
 

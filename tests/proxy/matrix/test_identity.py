@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from backchannel.proxy.matrix.identity import LONGEST, identify
+from backchannel.oracle.parties import LONGEST
+from backchannel.proxy.matrix.identity import identify
 from backchannel.recordings.reader import load
 from tests.factories import new_recording
 from tests.proxy.matrix.conftest import HOSTILE, REFERENCES

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from backchannel.oracle.terminal import raw_bytes
 from backchannel.proxy.replay.session import ReplayError, load_recording, serve
 
 from .clients import SDK_REFERENCES, client_argv
@@ -38,7 +39,7 @@ def test_each_recorded_client_run_replays_to_the_same_exit_code_and_output(name)
             command = [part.replace("{url}", replay.run_url(run.id)) for part in argv]
             result = subprocess.run(command, capture_output=True, timeout=60)
             assert result.returncode == run.exit_code, (run.name, result.stderr[-2000:])
-            recorded = lines(rec.terminal_bytes(run.id, "stdout"), origin(run.detail.url))
+            recorded = lines(raw_bytes(rec, run.id, "stdout"), origin(run.detail.url))
             assert lines(result.stdout, replay.base_url.encode()) == recorded, run.name
     assert anomalies == []
 

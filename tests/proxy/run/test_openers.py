@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from backchannel.oracle.terminal import raw_bytes
 from backchannel.proxy.run import openers
 from backchannel.proxy.run.lab import Lab
 from backchannel.proxy.run.openers import (
@@ -120,7 +121,7 @@ def test_a_client_opening_urls_every_common_way_has_each_call_recorded_with_its_
         after = time.time()
     assert result.outcome == "exited" and result.exit_code == 0
     rec = load(tmp_path / "rec.sqlite")
-    said = rec.terminal_bytes(run.id, "stdout").decode().splitlines()
+    said = raw_bytes(rec, run.id, "stdout").decode().splitlines()
     assert len(said) == 8 and all(line.split()[1:] == ["0", "True"] for line in said), said  # exit 0, not a word
     found = [(o.opener, o.argv, o.truncated) for o in rec.opens_in(run.id)]
     assert found == [

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from backchannel.oracle.terminal import raw_bytes
 from backchannel.proxy.run.placeholders import (
     CONFIG_IN_HOME,
     McpConfigOptions,
@@ -106,7 +107,7 @@ def test_a_host_reading_its_config_gets_the_run_and_the_recording_keeps_the_file
     assert result.exit_code == 0
     rec = load(out)
     [run] = rec.runs
-    assert rec.terminal_bytes(run.id, "stdout").decode().strip() == run.detail.url
+    assert raw_bytes(rec, run.id, "stdout").decode().strip() == run.detail.url
     kept = {f.path: f.data for f in rec.files}
     assert set(kept) >= {CONFIG_IN_HOME, ".cursor/mcp.json"}
     assert json.loads(kept[".cursor/mcp.json"])["mcpServers"]["backchannel-endpoint"]["url"] == run.detail.url

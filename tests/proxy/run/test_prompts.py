@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from backchannel.oracle.terminal import is_tty, screens_in
 from backchannel.proxy.run.lab import Lab
 from backchannel.proxy.run.tty import Snapshot, TtyOptions, parse_answer
 from backchannel.recordings.reader import load
@@ -138,15 +139,15 @@ def test_a_capture_keeps_a_piped_runs_streams_and_answered_screens_and_reads_it_
     assert result.exit_code == 0
     rec = load(tmp_path / "rec.sqlite")
     assert {c.stream for c in rec.terminal if c.run_id == run.id} == {"stdout", "stderr"}
-    assert [s.reason for s in rec.screens_in(run.id)] == ["answered", "answered"]
-    assert not rec.is_tty(run.id)
+    assert [s.reason for s in screens_in(rec, run.id)] == ["answered", "answered"]
+    assert not is_tty(rec, run.id)
     shown = next(c for c in rec.terminal if c.run_id == run.id and b"URL:" in c.data)
-    answered = next(iter(rec.screens_in(run.id)))
+    answered = next(iter(screens_in(rec, run.id)))
     assert shown.t is not None and answered.t is not None and shown.t <= answered.t
 
 
 def test_no_tty_with_answers_answers_on_pipes_and_alone_changes_nothing():
-    from backchannel.proxy.cli import tty_options
+    from backchannel.proxy.cli_options import tty_options
 
     piped = tty_options(False, None, [r"Go\?=>y\n"])
     assert piped is not None and piped.piped and [a.pattern for a in piped.answers] == [r"Go\?"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from backchannel.oracle.terminal import terminal_text
+from backchannel.oracle.terminal import is_tty, raw_bytes, screens_in, terminal_text
 from backchannel.proxy.run.lab import Lab, LabResult
 from backchannel.proxy.run.tty import (
     MAX_SIDE,
@@ -276,7 +276,7 @@ def test_the_oracle_reads_the_same_terminal_text_from_a_piped_and_a_tty_run_of_o
         """
     piped = _recorded(tmp_path, "piped", code, None)
     tty = _recorded(tmp_path, "tty", code, TtyOptions())
-    assert not piped.is_tty("a") and tty.is_tty("a")
+    assert not is_tty(piped, "a") and is_tty(tty, "a")
     assert terminal_text(tty, "a") == terminal_text(piped, "a")
     assert terminal_text(piped, "a").startswith("line 0: ok\n") and terminal_text(piped, "a").endswith("done\n")
     assert [s.reason for s in tty.screens] == ["exit"]
@@ -332,8 +332,8 @@ def test_a_capture_records_a_tty_runs_raw_stream_and_every_snapshot_as_screens_r
     assert result.outcome == "exited" and result.exit_code == 0
     rec = load(tmp_path / "rec.sqlite")
     assert {c.stream for c in rec.terminal if c.run_id == run.id} == {"tty"}
-    assert b"xterm-256color\r\nProceed? yes\r\nyou said yes" in rec.terminal_bytes(run.id, "tty")
-    shots = list(rec.screens_in(run.id))
+    assert b"xterm-256color\r\nProceed? yes\r\nyou said yes" in raw_bytes(rec, run.id, "tty")
+    shots = list(screens_in(rec, run.id))
     assert [s.reason for s in shots] == ["answered", "exit"]
     assert (shots[0].answer_pattern, shots[0].answer_text, shots[0].cols, shots[0].rows) == (
         r"Proceed\? ",

@@ -4,6 +4,7 @@ is committed under recordings/reference/ (scripts/make-reference-recordings); th
 
 import pytest
 
+from backchannel.oracle.terminal import raw_bytes
 from tests.oracle.reference import recording, results
 
 
@@ -49,4 +50,4 @@ def test_the_piped_interactive_toy_has_no_screens_and_reads_its_answers_from_std
     rec = recording("mrtr-provenance-toy-interactive")
     probe = next(run for run in rec.runs if run.name == "probe")
     assert rec.screens == ()
-    assert b"Send this answer to the server? [y/N]" in rec.terminal_bytes(probe.id, "stdout")
+    assert b"Send this answer to the server? [y/N]" in raw_bytes(rec, probe.id, "stdout")

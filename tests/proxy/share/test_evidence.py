@@ -73,3 +73,13 @@ def test_screen_evidence_is_quoted_as_the_rendered_rows_it_cites_with_their_neig
     assert (
         found.body is not None and found.body.splitlines() == rows[0:4]
     )  # two rows either side, trailing blank rows dropped
+
+
+def test_terminal_evidence_naming_no_stream_quotes_the_stream_with_bytes_as_the_matrix_does(tmp_path):
+    path = new_recording(
+        tmp_path / "r.sqlite",
+        runs=[{"id": "r"}],
+        terminal=[{"run_id": "r", "stream": "stderr", "offset": 0, "data": b"boom\n"}],
+    )
+    quoted = excerpt(load(path), Evidence(kind="terminal", run="r"))
+    assert quoted.found and quoted.body == "boom" and quoted.label.startswith("stderr of run `r`")

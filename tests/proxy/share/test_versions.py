@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from backchannel.oracle.parties import LONGEST
 from backchannel.proxy.share.versions import Party, client_invocation, versions
 from backchannel.recordings import load
 from tests.factories import new_recording
@@ -31,10 +32,10 @@ def test_a_hostile_client_name_is_kept_as_data(hostile):
     assert client_invocation(load(hostile)) == ["evil-client", "--x", "{url}", "$(touch pwned)"]
 
 
-def test_a_very_long_name_is_cut(tmp_path):
+def test_a_very_long_name_is_cut_visibly(tmp_path):
     text = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"clientInfo":{"name":"%s","version":"1"}}}'
     path = new_recording(
         tmp_path / "long.sqlite",
         messages=[{"direction": "to-server", "kind": "request", "method": "initialize", "text": text % ("n" * 5000)}],
     )
-    assert versions(load(path)).clients == (Party("n" * 200, "1"),)
+    assert versions(load(path)).clients == (Party("n" * LONGEST + "…", "1"),)

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from backchannel.oracle.model import Finding
 from backchannel.oracle.registry import check
+from backchannel.oracle.terminal import screens_in
 from backchannel.recordings.model import Recording
 from backchannel.recordings.shapes import ProbeOptions
 
@@ -42,9 +43,8 @@ def judge(rec: Recording) -> Iterator[Finding]:
     # in the same run do not review this form)
     typed = [
         s
-        for s in rec.screens
-        if s.run_id == run.id
-        and s.reason == "answered"
+        for s in screens_in(rec, run.id)
+        if s.reason == "answered"
         and s.t is not None
         and (arrived is None or s.t >= arrived)
         and (left is None or s.t <= left)

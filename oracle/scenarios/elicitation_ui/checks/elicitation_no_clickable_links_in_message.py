@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
-from backchannel.oracle.terminal import PIPED, TTY
+from backchannel.oracle.terminal import raw_bytes, stream_names
 from backchannel.recordings.model import Recording
 
 from ..facts import SCENARIO, SPEC, exercised
@@ -35,8 +35,8 @@ def judge(rec: Recording) -> Iterator[Finding]:
     run, asked = found
     link = form_link(rec.info.nonce or "")
     shown, hits = False, []
-    for name in (TTY,) if rec.is_tty(run.id) else PIPED:
-        raw = rec.terminal_bytes(run.id, name)
+    for name in stream_names(rec, run.id):
+        raw = raw_bytes(rec, run.id, name)
         shown = shown or link.encode() in raw
         for match in HYPERLINK.finditer(raw):
             if link.encode() in match.group(1):

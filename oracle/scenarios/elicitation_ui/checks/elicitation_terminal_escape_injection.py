@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from backchannel.oracle.harness import first_problem
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
-from backchannel.oracle.terminal import PIPED, TTY, plain
+from backchannel.oracle.terminal import TTY, plain, raw_bytes, stream_names
 from backchannel.recordings.model import Message, Recording, Run
 
 from .. import SCENARIO
@@ -39,8 +39,8 @@ def escape_calls(rec: Recording, run: Run) -> tuple[Message, ...]:
 
 def _read(rec: Recording, run: Run, nonce: str) -> tuple[_Stream, ...]:
     """Each terminal stream of the run as the client wrote it: raw bytes (never the tty's plain text)."""
-    names = (TTY,) if rec.is_tty(run.id) else PIPED
-    raws = {name: rec.terminal_bytes(run.id, name) for name in names}
+    names = stream_names(rec, run.id)
+    raws = {name: raw_bytes(rec, run.id, name) for name in names}
     return tuple(_Stream(run, name, detect(raws[name], nonce), raws[name]) for name in names)
 
 
@@ -91,7 +91,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
     `escape-bidi-isolate`, `escape-c1-control`."""
     problem = first_problem(rec)
     if problem is not None:
-        yield Finding.errored(problem.reason or "harness", problem.message, *problem.evidence, run=problem.run)
+        yield problem  # the harness's own ERROR: a run it did not see is never judged
         return
     nonce = rec.info.nonce
     if not nonce:

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
-from backchannel.recordings.migrations import known_migrations
+from backchannel.oracle.terminal import screens_in
+from backchannel.recordings.formats import predates
 from backchannel.recordings.model import Recording, UrlOpen
 
 from ..facts import AMBIGUOUS_S, SCENARIO, SPEC, Elicitation, exercised
@@ -30,8 +31,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
     the prompt (under --tty, or piped with --no-tty) the moment it was typed (its `answered` snapshot) decides,
     otherwise the moment the answer left (an open up to 0.25 s before it is too close to order: WARN). An open after
     an accept is an observation, not a finding."""
-    formats = known_migrations()
-    if rec.format_version in formats and formats.index(rec.format_version) < formats.index(OPENS_FROM):
+    if predates(rec.format_version, OPENS_FROM):
         yield Finding.skipped("opens-not-recorded", f"a {rec.format_version} recording does not record URL openers")
         return
     judged = 0
@@ -72,8 +72,8 @@ def _judge_open(rec: Recording, run_id: str, asked: Elicitation, opened: UrlOpen
         return "fail", f"opened {asked.tool}'s URL though the user chose {action}"
     typed = [
         s.t
-        for s in rec.screens
-        if s.run_id == run_id and s.reason == "answered" and s.t is not None and s.t >= (asked.asked.t or 0)
+        for s in screens_in(rec, run_id)
+        if s.reason == "answered" and s.t is not None and s.t >= (asked.asked.t or 0)
     ]
     if opened.t is None:
         return "warn", f"opened {asked.tool}'s URL at an unknown time"

@@ -6,6 +6,7 @@ prompts (--answer --no-tty)."""
 import pytest
 
 from backchannel.oracle import all_checks
+from backchannel.oracle.terminal import is_tty
 from tests.oracle.reference import recording, results
 
 CHECKS = {c.id for c in all_checks().values() if "elicitation-ui" in (c.scenario, *c.also)}
@@ -49,7 +50,7 @@ def test_each_build_judges_the_same_piped_as_under_a_terminal(build):
 
     tty, piped = f"elicitation-ui-toy-{build}", f"elicitation-ui-toy-{build}-piped"
     assert verdicts(piped) == verdicts(tty)
-    assert not recording(piped).is_tty(recording(piped).runs[-1].id)  # really piped: stdout and stderr
+    assert not is_tty(recording(piped), recording(piped).runs[-1].id)  # really piped: stdout and stderr
     assert any(s.reason == "answered" for s in recording(piped).screens)  # ... answered at its prompts
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from backchannel.oracle import judge
 from backchannel.oracle.scenarios.elicitation_ui import payloads
+from backchannel.oracle.terminal import is_tty, raw_bytes
 from backchannel.proxy.run.tty import TtyOptions
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions
 from backchannel.proxy.scenarios.registry import run_check
@@ -29,7 +30,7 @@ def test_one_contract_run_calls_every_tool_and_the_nonce_reaches_the_texts(tmp_p
         m.payload["params"]["name"] for m in rec.messages if m.method == "tools/call" and m.direction == "to-server"
     }
     assert called == set(payloads.TOOLS)
-    assert payloads.url(rec.info.nonce).encode() in rec.terminal_bytes(run.id, "stdout")
+    assert payloads.url(rec.info.nonce).encode() in raw_bytes(rec, run.id, "stdout")
     statuses = {r.id: r.status for r in judge(rec).results}
     assert statuses["elicitation-url-shown-before-consent"] == "PASS"  # the driver prints the URL before answering
     assert statuses["elicitation-form-reviewable-before-send"] == "FAIL"  # and answers forms by itself: no user
@@ -40,7 +41,7 @@ def test_a_tty_run_records_one_terminal_stream_and_snapshots(tmp_path):
     run_check(SCENARIO, CheckOptions(out=out, client=DRIVER, tty=TtyOptions()), lambda _: None)
     rec = load(out)
     [run] = rec.runs
-    assert rec.is_tty(run.id) and rec.terminal_bytes(run.id, "stdout") == b""
+    assert is_tty(rec, run.id) and raw_bytes(rec, run.id, "stdout") == b""
     assert any(s.reason == "exit" for s in rec.screens)
     assert run.detail.facts["tty"] is True
 

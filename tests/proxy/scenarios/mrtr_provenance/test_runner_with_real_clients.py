@@ -18,6 +18,7 @@ import pytest
 
 from backchannel.oracle import judge
 from backchannel.oracle.model import Report, Result
+from backchannel.oracle.terminal import raw_bytes
 from backchannel.proxy.clients.drivers.paths import clients_dir, fastmcp, node_driver, py_driver
 from backchannel.proxy.scenarios.base import CheckOptions
 from backchannel.proxy.scenarios.mrtr_provenance.runner import SCENARIO
@@ -80,14 +81,14 @@ def assert_sdk_verdicts(rec: Recording) -> None:
     assert tool_calls(rec, run_named(rec, "probe")) == ["call", "retry"]
     absent = next(r for r in rec.runs if r.name == "absent")
     assert absent.exit_code == 1
-    assert rec.terminal_bytes(absent.id, "stdout") == b""
+    assert raw_bytes(rec, absent.id, "stdout") == b""
 
 
 def test_the_python_sdk_answers_the_probe_over_mrtr_and_rejects_a_modern_result_without_result_type(tmp_path):
     rec = probe(tmp_path, client=[*py_driver(), "{url}"])
     assert_sdk_verdicts(rec)
     # the SDK's pydantic model of the 2026-07-28 wire result requires resultType
-    stderr = rec.terminal_bytes(run_named(rec, "absent"), "stderr")
+    stderr = raw_bytes(rec, run_named(rec, "absent"), "stderr")
     assert stderr.startswith(b"error: ValidationError ") and b"union[CallToolResult,InputRequiredResult]" in stderr
 
 
@@ -97,7 +98,7 @@ def test_the_typescript_sdk_in_auto_mode_answers_over_mrtr_and_rejects_a_modern_
     assert driver is not None
     rec = probe(tmp_path, client=[*driver, "{url}", "--mode", "auto"])
     assert_sdk_verdicts(rec)
-    stderr = rec.terminal_bytes(run_named(rec, "absent"), "stderr")
+    stderr = raw_bytes(rec, run_named(rec, "absent"), "stderr")
     assert stderr.startswith(b"error: INVALID_RESULT Invalid result for tools/call: missing required resultType")
 
 
@@ -111,7 +112,7 @@ def test_fastmcp_shows_the_request_under_server_asks_without_naming_the_server_a
     assert (results[ARM1].verdict, results[ARM1].signals) == ("REFUTED", ())
     assert results[NAMES].status == "FAIL"
     probe_run = run_named(rec, "probe")
-    stdout = rec.terminal_bytes(probe_run, "stdout")
+    stdout = raw_bytes(rec, probe_run, "stdout")
     assert b"Server asks: " in stdout and b"confirmed (boolean)" in stdout
     # its terminal handler read "true" from the lab's stdin and the SDK underneath retried over MRTR
     assert tool_calls(rec, probe_run) == ["call", "retry"]

@@ -14,7 +14,7 @@ from backchannel.oracle import judge as judge_recording
 from backchannel.oracle.registry import all_checks
 from backchannel.oracle.scenarios.elicitation_ui.checks.elicitation_terminal_escape_injection import judge
 from backchannel.oracle.scenarios.elicitation_ui.escapes import CLASSES, marker, payload
-from backchannel.oracle.terminal import plain
+from backchannel.oracle.terminal import is_tty, plain, raw_bytes
 from backchannel.proxy.clients.toy_agent_ui_text import neutralise
 from backchannel.recordings import Recording, load
 from tests.factories import new_recording
@@ -85,7 +85,7 @@ def test_each_class_alone_is_confirmed_with_its_signal_and_its_raw_offset(tmp_pa
     hit = finding.evidence[0]
     assert (hit.kind, hit.run, hit.stream) == ("terminal", RUN, "stdout")
     assert hit.offset == len(b"calling tools\n") + len(before)
-    raw = rec.terminal_bytes(RUN, "stdout")
+    raw = raw_bytes(rec, RUN, "stdout")
     assert raw[hit.offset : hit.offset + hit.length].startswith(sequence[:4])
     assert NONCE.encode() in raw[hit.offset : hit.offset + hit.length] or cls.name == "osc52-clipboard"
     assert [e.note for e in finding.evidence if e.kind == "message"] == [
@@ -119,7 +119,7 @@ def test_a_tty_run_is_read_as_raw_bytes_and_its_evidence_cites_the_plain_text_wi
     prefix = b"\x1b[?25l\x1b[2J\x1b[H\x1b[36m? \x1b[0mConfirm\r\n"
     data = prefix + RAW.replace(b"\n", b"\r\n") + b"\r\n"
     rec = _recording(tmp_path, [("tty", data[:50]), ("tty", data[50:])])
-    assert rec.is_tty(RUN)
+    assert is_tty(rec, RUN)
     finding = _one(rec)
     assert finding.status == "FAIL" and finding.signals == SIGNALS
     first = finding.evidence[0]

@@ -1,5 +1,5 @@
 """A replay re-opens the recorded URL servers' ports, so a client that fetches an elicitation's URL is caught as it
-was when recorded; a port that cannot be opened is an anomaly, never a privileged port."""
+was when recorded; a port that cannot be opened is an anomaly."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import pytest
 
 from backchannel.oracle import judge
 from backchannel.proxy.replay.through_proxy import rerun
-from backchannel.proxy.replay.url_hits import HitRecorder
 from backchannel.recordings import load
 from backchannel.recordings.shapes import UrlServers
 
@@ -44,8 +43,3 @@ def test_a_taken_recorded_port_is_an_anomaly_and_the_rerun_goes_on(tmp_path: Pat
         out = rerun(source, tmp_path / "again.sqlite", client=CONTRACT_CLIENT, timeout=60)
     kinds = [a.kind for a in load(out).anomalies]
     assert kinds.count("replay-url-server-unavailable") == 1
-
-
-def test_a_privileged_port_is_never_tried():
-    with pytest.raises(OSError, match="outside 1024-65535"):
-        HitRecorder("declined", 22, lambda row: None)

@@ -1,0 +1,189 @@
+"""`backchannel check`: parse the flags, run the chosen scenario (or re-run a recording's), judge it, render it.
+
+A harness that broke mid-run (the proxy died, a signal) still leaves a finalised recording saying why: it is judged
+(ERROR) like any other, so the report, not a traceback, tells what happened.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from backchannel.oracle import judge
+from backchannel.oracle.render import FORMATS
+from backchannel.proxy.cli_options import (
+    WIRE_DEFAULTS,
+    AnswerFlag,
+    EnvFlag,
+    IdleTimeoutFlag,
+    MaxBodyFlag,
+    MaxOutputFlag,
+    MaxSseEventFlag,
+    McpConfigFileFlag,
+    McpConfigFormatFlag,
+    RedactFlag,
+    TransportFlag,
+    TtyFlag,
+    TtySizeFlag,
+    run_settings,
+    scenario_names_help,
+)
+from backchannel.proxy.cli_output import USER_ERRORS, err_console, fail, render_and_exit
+from backchannel.proxy.judging.keep import keep_report
+from backchannel.proxy.replay.through_proxy import rerun
+from backchannel.proxy.run.capture import MAX_OUTPUT, HarnessBroken
+from backchannel.proxy.run.guard import Interrupted
+from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Scenario, server_url_problem
+from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario
+from backchannel.recordings import load
+from backchannel.recordings.safe_text import neutralise
+
+from .scenario_flags import settings_for
+
+CLIENT_DEFAULT = "mrtr-provenance"
+SERVER_DEFAULT = "elicitation-sep1036-url-mode"
+_REPLAY_HELP = (
+    "Re-run a recording's scenario against a replay of its server side (its runs, plans and checks; --client or"
+    " --target give the client to run: a recording's own command lines are never run)."
+)
+
+
+def check_sides(
+    chosen: Scenario, *, server: str | None, client: str | None, target: str | None, replay: Path | None
+) -> None:
+    """--server goes with a scenario that tests a server; --client and --target with one that tests a client."""
+    if chosen.side == "server":
+        if client or target:
+            raise CheckError(
+                f"--scenario {chosen.name} tests a server: give --server URL (or nothing, for its bundled"
+                " conformant server), not --client or --target"
+            )
+        if replay is not None:
+            raise CheckError(f"--replay re-runs a client scenario; {chosen.name} tests a server (judge its recording)")
+        if server is not None:
+            problem = server_url_problem(server)
+            if problem:
+                raise CheckError(f"--server {server!r}: {problem}")
+    elif server is not None:
+        servers = [s.name for s in all_scenarios().values() if s.side == "server"]
+        raise CheckError(
+            f"--scenario {chosen.name} tests a client, so it takes --client or --target; --server goes with a server"
+            f" scenario: {', '.join(servers)}"
+        )
+
+
+def _run(chosen: Scenario, options: CheckOptions, *, replay: Path | None, target: str | None) -> Path:
+    """The scenario's runs into `options.out` (or a recording's, its server side replayed); the recording's path."""
+    try:
+        if replay is not None:  # the recording's own runs, plans and scenario, its server side replayed
+            return rerun(
+                replay,
+                options.out,
+                client=options.client,
+                target=shlex.split(target) if target else None,
+                timeout=options.timeout,
+                stdin=options.stdin,
+                redaction=options.redaction,
+                limits=options.limits,
+            )
+        return chosen.run(options, lambda text: err_console.print(f"· {text}", style="dim", markup=False))
+    except (HarnessBroken, Interrupted, KeyboardInterrupt) as exc:  # the recording says why: judge it (ERROR)
+        err_console.print(f"backchannel: {exc or type(exc).__name__}; judging what was recorded", markup=False)
+        return options.out
+
+
+def check(
+    target: Annotated[str | None, typer.Option(help='A CLI to discover from its own help, e.g. "fastmcp".')] = None,
+    client: Annotated[
+        str | None,
+        typer.Option(
+            help="The client invocation, with {url} (or {stdio-cmd}, {stdio-argv}, {mcp-config}) for the server."
+        ),
+    ] = None,
+    server: Annotated[
+        str | None, typer.Option(help="A server to test (its MCP URL): runs a server scenario against it.")
+    ] = None,
+    scenario: Annotated[
+        str | None,
+        typer.Option(
+            help=scenario_names_help(
+                f"Which scenario to run (default: {CLIENT_DEFAULT}; with --server, {SERVER_DEFAULT})"
+            )
+        ),
+    ] = None,
+    out: Annotated[Path | None, typer.Option(help="Where to keep the recording (.sqlite).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="Report format: text, json, junit or sarif.")] = "text",
+    timeout: Annotated[float, typer.Option(help="Seconds each client run may take.")] = 30.0,
+    stdin: Annotated[
+        str | None, typer.Option(help="Text each client run reads on stdin, for CLIs that prompt (\\n for Enter).")
+    ] = None,
+    redact_names: RedactFlag = None,
+    env: EnvFlag = None,
+    max_output: MaxOutputFlag = MAX_OUTPUT,
+    max_body: MaxBodyFlag = WIRE_DEFAULTS.max_body,
+    max_sse_event: MaxSseEventFlag = WIRE_DEFAULTS.max_sse_event,
+    upstream_idle_timeout: IdleTimeoutFlag = WIRE_DEFAULTS.upstream_idle_timeout,
+    replay: Annotated[Path | None, typer.Option(help=_REPLAY_HELP)] = None,
+    mcp_config_format: McpConfigFormatFlag = "mcpServers",
+    transport: TransportFlag = "http",
+    mcp_config_file: McpConfigFileFlag = None,
+    tty: TtyFlag = None,
+    tty_size: TtySizeFlag = None,
+    answer: AnswerFlag = None,
+    settings: dict[str, Any] | None = None,
+) -> None:
+    """Run a scenario against a client, record it, and judge it. With no target, the scenario's default target."""
+    try:
+        run = run_settings(
+            redact_names=redact_names,
+            env=env,
+            max_body=max_body,
+            max_sse_event=max_sse_event,
+            upstream_idle_timeout=upstream_idle_timeout,
+            mcp_config_format=mcp_config_format,
+            transport=transport,
+            mcp_config_file=mcp_config_file,
+            tty=tty,
+            tty_size=tty_size,
+            answer=answer,
+        )
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    if fmt not in FORMATS:
+        raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
+    if target and client:
+        raise fail("give --target (a CLI to discover) or --client (an invocation with {url}), not both")
+    try:
+        scenario = scenario or (SERVER_DEFAULT if server else CLIENT_DEFAULT)
+        chosen = get_scenario(scenario)
+        check_sides(chosen, server=server, client=client, target=target, replay=replay)
+        own_settings = settings_for(scenario, settings or {})
+        default_target = list(chosen.default_target) if chosen.default_target else None
+        options = CheckOptions(
+            out=out or Path(time.strftime("backchannel-check-%Y%m%d-%H%M%S.sqlite")),
+            target=shlex.split(target) if target else (None if client else default_target),
+            client=shlex.split(client) if client else None,
+            server=server,
+            timeout=timeout,
+            stdin=None if stdin is None else stdin.replace("\\n", "\n").encode(),
+            settings=own_settings,
+            env=run.env,
+            max_output=max_output,
+            mcp_config=run.mcp_config,
+            tty=run.tty,
+            redaction=run.redaction,
+            limits=run.limits,
+        )
+        path = _run(chosen, options, replay=replay, target=target)
+        report = judge(load(path))
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
+    warning = keep_report(path, report)
+    if warning is not None:
+        err_console.print(f"backchannel: {neutralise(warning)}", style="dim", markup=False)
+    err_console.print(f"recording: {path}  (re-judge with: backchannel judge {path})", style="dim", markup=False)
+    render_and_exit(report, fmt)

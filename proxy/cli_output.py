@@ -1,0 +1,48 @@
+"""How every command of the CLI ends: its two consoles, the one-line failure, a rendered report and its exit code.
+
+Exit codes (DESIGN.md): 0 pass, 1 findings, 2 usage or unreadable input. A command catches only USER_ERRORS (the
+tool's own error tree and OSError) and says in one line what happened, to what, and what to do next.
+"""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+
+from backchannel.addons.plan import PlanError
+from backchannel.oracle.model import Report
+from backchannel.oracle.registry import ScenarioError
+from backchannel.oracle.render import render
+from backchannel.proxy.replay.session import ReplayError
+from backchannel.proxy.run.capture import CaptureError
+from backchannel.proxy.run.launcher import ProxyError
+from backchannel.proxy.scenarios.base import CheckError
+from backchannel.recordings.errors import RecordingError
+from backchannel.recordings.safe_text import neutralise
+
+out_console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+USER_ERRORS = (
+    RecordingError,
+    CaptureError,
+    ProxyError,
+    PlanError,
+    CheckError,
+    ScenarioError,
+    ReplayError,
+    OSError,
+)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    # messages quote paths, recordings and client output: escape control, escape and bidi characters once, here
+    err_console.print(f"backchannel: {neutralise(message)}", markup=False)
+    return typer.Exit(code)
+
+
+def render_and_exit(report: Report, fmt: str) -> None:
+    """Print the report in `fmt` on stdout and end with its exit code."""
+    out_console.file.write(render(report, fmt))
+    out_console.file.flush()
+    raise typer.Exit(report.exit_code)
