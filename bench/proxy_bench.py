@@ -1314,7 +1314,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"({build.info['product_files_changed_since_commit']} product files changed since)",
                 flush=True,
             )
-        endpoint = start_endpoint(EndpointConfig())
+        # here, not at the top: importing a scenario package loads this checkout's Capture (see the note above)
+        from backchannel.proxy.scenarios.default.endpoint import TOOLS
+
+        endpoint = start_endpoint(EndpointConfig(tools=TOOLS))
         url = endpoint.url
         steps: list[tuple[str, Callable[[], None]]] = [
             ("latency", lambda: section_latency(args, tmp, url, out)),

@@ -27,6 +27,7 @@ from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.run.tty import TtyOptions, parse_answer
 from backchannel.proxy.scenarios.base import CheckOptions
+from backchannel.proxy.scenarios.default.endpoint import TOOLS as DEFAULT_TOOLS
 from backchannel.proxy.scenarios.registry import run_check
 from backchannel.recordings import load
 
@@ -41,7 +42,7 @@ UI_ANSWERS = (r"browser\? \[y\].*: =>y\n", r"\[enter to review\]: =>true\n", r"S
 
 def client_runs(folder: Path, argv: list[str], rounds: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {"piped": [], "tty": []}
-    with Capture(folder / "runs.sqlite", endpoint=EndpointConfig(scenario="default")) as capture:
+    with Capture(folder / "runs.sqlite", endpoint=EndpointConfig(tools=DEFAULT_TOOLS)) as capture:
         for n in range(rounds):
             for mode in ("piped", "tty") if n % 2 == 0 else ("tty", "piped"):  # alternate: no order bias
                 run = capture.new_run(f"{mode}-{n}", {}, scenario="default")

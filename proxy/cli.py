@@ -49,11 +49,11 @@ def serve(
     from backchannel.proxy.endpoint.server import start_endpoint
 
     try:
-        get_scenario(scenario)
+        tools = get_scenario(scenario).tools
     except CheckError as exc:
         raise fail(str(exc)) from exc
     try:
-        running = start_endpoint(EndpointConfig(scenario=scenario), port=port)
+        running = start_endpoint(EndpointConfig(tools=tools), port=port)
     except OSError as exc:
         raise fail(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
     out_console.print(running.url, markup=False)

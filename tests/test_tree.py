@@ -91,7 +91,6 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
         "tests/proxy/scenarios/elicitation_url_mode/test_runner.py",
         "a scenario's tools are proved by its runs",
     ),
-    "proxy/scenarios/single_run.py": ("tests/proxy/scenarios/test_registry.py", "the recipe scenario runs through it"),
 }
 
 

@@ -1,4 +1,5 @@
-"""The scripted MCP endpoint: a raw ASGI app serving one scenario's tools to modern (2026-07-28) and legacy clients."""
+"""The scripted MCP endpoint: a raw ASGI app serving the tools it is handed, to modern (2026-07-28) and legacy
+clients."""
 
 from __future__ import annotations
 
@@ -6,14 +7,13 @@ import asyncio
 import inspect
 import logging
 import uuid
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from starlette.types import Receive, Scope, Send
 
 from backchannel.proxy.endpoint.io import lifespan, read_body, send_bytes, send_json, send_sse, until_disconnected
-from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSet, ToolSpec
+from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSpec
 from backchannel.proxy.endpoint.wire import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -62,10 +62,9 @@ class _LegacySession:
 class ScriptedEndpoint:
     """The ASGI app `build_app` returns; legacy sessions live on the instance."""
 
-    def __init__(self, config: EndpointConfig, scenario: ToolSet) -> None:
+    def __init__(self, config: EndpointConfig) -> None:
         self.config = config
-        self.scenario = scenario
-        self._tools: dict[str, ToolSpec] = {tool.name: tool for tool in scenario.tools}
+        self._tools: dict[str, ToolSpec] = {tool.name: tool for tool in config.tools}
         self._sessions: dict[str, _LegacySession] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -267,25 +266,12 @@ class ScriptedEndpoint:
         return {"name": self.config.server_name, "version": self.config.server_version}
 
     def _listing(self) -> list[dict[str, Any]]:
-        return [tool.listing() for tool in self.scenario.tools]
+        return [tool.listing() for tool in self.config.tools]
 
 
-def build_app(config: EndpointConfig, *, tool_sets: Mapping[str, ToolSet] | None = None) -> ScriptedEndpoint:
-    """The scripted endpoint for `config`, serving `/mcp`.
-
-    `tool_sets` replaces the scenario registry's, so tests can serve tools that are not shipped.
-
-    Raises:
-        ValueError: `config.scenario` names no known scenario.
-    """
-    if tool_sets is None:
-        from backchannel.proxy.scenarios.registry import all_scenarios  # the registry imports the tools, not the app
-
-        tool_sets = {name: scenario.tool_set for name, scenario in all_scenarios().items()}
-    registry = tool_sets
-    if config.scenario not in registry:
-        raise ValueError(f"unknown scenario {config.scenario!r}; known scenarios: {', '.join(sorted(registry))}")
-    return ScriptedEndpoint(config, registry[config.scenario])
+def build_app(config: EndpointConfig) -> ScriptedEndpoint:
+    """The scripted endpoint for `config`, serving `/mcp` with `config.tools`."""
+    return ScriptedEndpoint(config)
 
 
 async def _run_handler(tool: ToolSpec, call: ToolCall) -> ToolReply:

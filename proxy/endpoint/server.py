@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from types import TracebackType
 
 from backchannel.proxy.endpoint.app import build_app
@@ -13,7 +12,7 @@ from backchannel.proxy.endpoint.serving import (
     require_loopback,
     serve_loopback,
 )
-from backchannel.proxy.endpoint.tools import EndpointConfig, ToolSet
+from backchannel.proxy.endpoint.tools import EndpointConfig
 
 __all__ = ["STARTUP_TIMEOUT_S", "STOP_TIMEOUT_S", "RunningEndpoint", "start_endpoint"]
 
@@ -46,20 +45,14 @@ class RunningEndpoint:
         return f"RunningEndpoint(url={self.url!r})"
 
 
-def start_endpoint(
-    config: EndpointConfig,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    *,
-    tool_sets: Mapping[str, ToolSet] | None = None,
-) -> RunningEndpoint:
+def start_endpoint(config: EndpointConfig, host: str = "127.0.0.1", port: int = 0) -> RunningEndpoint:
     """Serve `build_app(config)` on `host:port` (port 0 picks a free one) and return once it accepts connections.
 
     Raises:
-        ValueError: `host` is not an IPv4 loopback address, or the scenario is unknown.
+        ValueError: `host` is not an IPv4 loopback address.
         TimeoutError: The server did not start within STARTUP_TIMEOUT_S.
         RuntimeError: The server thread ended during startup.
     """
     require_loopback(host, "endpoint")  # before the app is built: the host is the first thing wrong
-    app = build_app(config, tool_sets=tool_sets)
+    app = build_app(config)
     return RunningEndpoint(serve_loopback(app, host, port, what="endpoint"), host)

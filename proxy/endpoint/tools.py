@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -13,6 +13,7 @@ __all__ = [
     "ToolReply",
     "ToolSet",
     "ToolSpec",
+    "repeated_names",
 ]
 
 
@@ -74,6 +75,12 @@ class ToolSpec:
         return tool
 
 
+def repeated_names(tools: Sequence[ToolSpec]) -> list[str]:
+    """The tool names given more than once, sorted: an endpoint could dispatch only one of each."""
+    names = [tool.name for tool in tools]
+    return sorted({name for name in names if names.count(name) > 1})
+
+
 @dataclass(frozen=True)
 class ToolSet:
     """The tools the endpoint serves for one scenario (a scenario package declares them; see proxy/scenarios)."""
@@ -83,20 +90,27 @@ class ToolSet:
     tools: tuple[ToolSpec, ...]
 
     def __post_init__(self) -> None:
-        names = [tool.name for tool in self.tools]
-        duplicates = sorted({name for name in names if names.count(name) > 1})
+        duplicates = repeated_names(self.tools)
         if duplicates:
             raise ValueError(f"scenario {self.name!r} defines tool(s) {duplicates} more than once")
 
 
 @dataclass(frozen=True)
 class EndpointConfig:
-    """How one scripted endpoint presents itself."""
+    """How one scripted endpoint presents itself, and the tools it serves.
 
-    scenario: str = "default"
+    The tools are handed over as values (a scenario's `tools`, or a test's own): the endpoint never looks a scenario
+    up, so nothing under proxy/endpoint imports proxy/scenarios (tests/test_import_graph.py holds that)."""
+
+    tools: tuple[ToolSpec, ...]
     server_name: str = "backchannel-endpoint"
     server_version: str = "0.1.0"
     legacy_only: bool = False
     instructions: str | None = None
     nonce: str = ""  # handed to every ToolCall, so scenario tools can tag their text with the recording's nonce
     params: Mapping[str, str] = field(default_factory=dict)  # handed to every ToolCall as scenario settings
+
+    def __post_init__(self) -> None:
+        duplicates = repeated_names(self.tools)
+        if duplicates:
+            raise ValueError(f"the endpoint would serve tool(s) {duplicates} more than once")

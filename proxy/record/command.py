@@ -117,7 +117,7 @@ def record(
         if force:
             _clear(target)
         mutation_plan = load_plan(plan)
-        get_scenario(scenario)
+        tools = get_scenario(scenario).tools  # the endpoint is handed them: it never looks a scenario up
         if cmd:
             result = record_command(
                 target,
@@ -125,6 +125,7 @@ def record(
                 upstream=upstream,
                 plan=mutation_plan,
                 scenario=scenario,
+                tools=tools,
                 timeout=timeout,
                 keep_lab=keep_lab,
                 flow_state=flow_state,
@@ -149,6 +150,7 @@ def record(
                 upstream=upstream,
                 plan=mutation_plan,
                 scenario=scenario,
+                tools=tools,
                 console=out_console,
                 flow_state=flow_state,
                 redaction=run.redaction,
@@ -160,6 +162,7 @@ def record(
                 upstream=upstream,
                 plan=mutation_plan,
                 scenario=scenario,
+                tools=tools,
                 console=out_console,
                 flow_state=flow_state,
                 redaction=run.redaction,

@@ -116,7 +116,8 @@ class Capture:
         self.out = Path(out)
         self.upstream = upstream
         self.nonce = nonce or secrets.token_hex(8)
-        self.endpoint_config = endpoint or EndpointConfig(nonce=self.nonce)
+        # given no endpoint (and no upstream), the scripted endpoint serves no tools: the caller hands it what to serve
+        self.endpoint_config = endpoint or EndpointConfig(tools=(), nonce=self.nonce)
         self.endpoints: list[RunningEndpoint] = []
         self.proxy: RunningProxy | None = None
         self.writer: store.RecordingWriter | None = None

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from backchannel.addons.session import Limits
-from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.endpoint.tools import EndpointConfig, ToolSpec
 from backchannel.proxy.judging.keep import keep_report
 from backchannel.proxy.run.capture import MAX_OUTPUT, Capture
 from backchannel.proxy.run.launcher import WebUiOptions
@@ -38,6 +38,7 @@ def record_command(
     upstream: str | None,
     plan: dict[str, Any],
     scenario: str,
+    tools: tuple[ToolSpec, ...],
     timeout: float,
     keep_lab: bool,
     console: Console,
@@ -49,8 +50,11 @@ def record_command(
     redaction: redact.Policy = redact.DEFAULT_POLICY,
     limits: Limits | None = None,
 ) -> RecordResult:
-    """Run the command once through the proxy, record everything, close the recording."""
-    endpoint = EndpointConfig(scenario=scenario)
+    """Run the command once through the proxy, record everything, close the recording.
+
+    Without `upstream` the scripted endpoint serves `tools` (the scenario's, which the caller found) and the run
+    names `scenario`."""
+    endpoint = EndpointConfig(tools=tools)
     with Capture(
         out,
         upstream=upstream,
@@ -79,18 +83,19 @@ def record_live(
     upstream: str | None,
     plan: dict[str, Any],
     scenario: str,
+    tools: tuple[ToolSpec, ...],
     console: Console,
     flow_state: bool = False,
     redaction: redact.Policy = redact.DEFAULT_POLICY,
     limits: Limits | None = None,
     web_ui: WebUiOptions | None = None,
 ) -> None:
-    """Print the URL for a live client and show each message as one line until Ctrl-C (with `web_ui`, the proxy is
-    mitmweb, its UI served as it says)."""
+    """Print the URL for a live client and show each message as one line until Ctrl-C (the endpoint, without
+    `upstream`, serving `tools`; with `web_ui`, the proxy is mitmweb, its UI served as it says)."""
     with Capture(
         out,
         upstream=upstream,
-        endpoint=EndpointConfig(scenario=scenario),
+        endpoint=EndpointConfig(tools=tools),
         flow_state=flow_state,
         redaction=redaction,
         limits=limits,

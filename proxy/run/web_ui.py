@@ -17,6 +17,7 @@ from argon2 import PasswordHasher
 from rich.console import Console
 
 from backchannel.addons.session import Limits
+from backchannel.proxy.endpoint.tools import ToolSpec
 from backchannel.proxy.run.record import record_live
 from backchannel.recordings import redact
 
@@ -58,6 +59,7 @@ def record_web(
     upstream: str | None,
     plan: dict[str, Any],
     scenario: str,
+    tools: tuple[ToolSpec, ...],
     console: Console,
     flow_state: bool = False,
     redaction: redact.Policy = redact.DEFAULT_POLICY,
@@ -71,6 +73,7 @@ def record_web(
         upstream=upstream,
         plan=plan,
         scenario=scenario,
+        tools=tools,
         console=console,
         flow_state=flow_state,
         redaction=redaction,

@@ -14,10 +14,12 @@ from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from backchannel.addons.session import Limits
-from backchannel.proxy.endpoint.tools import ToolSet, ToolSpec
+from backchannel.proxy.endpoint.tools import EndpointConfig, ToolSet, ToolSpec
+from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.run.placeholders import McpConfigOptions, names_the_server
 from backchannel.proxy.run.tty import TtyOptions
 from backchannel.recordings.redact import DEFAULT_POLICY, Policy
+from backchannel.recordings.shapes import Invocation, ProbeOptions
 
 Progress = Callable[[str], None]
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -92,9 +94,9 @@ class Scenario:
     """One scenario's proxy side.
 
     `runner` runs the client (or, for a server scenario, the scripted client) into `options.out` and returns its
-    path; the default runs `--client` once against `tools` with no mutation. `needs_client` scenarios run only
-    with `--client` (a client that follows `contract`); `side` says which party is under test; `default_target`
-    is the argv `check` discovers when given neither `--target` nor `--client`.
+    path; the default (`run_once`) runs `--client` once against `tools` with no mutation. `needs_client` scenarios
+    run only with `--client` (a client that follows `contract`); `side` says which party is under test;
+    `default_target` is the argv `check` discovers when given neither `--target` nor `--client`.
     """
 
     name: str
@@ -115,13 +117,7 @@ class Scenario:
         if len(names) != len(set(names)):
             raise ValueError(f"scenario {self.name!r} declares an option twice: {names}")
 
-    @property
-    def tool_set(self) -> ToolSet:
-        return ToolSet(self.name, self.description, self.tools)
-
     def run(self, options: CheckOptions, progress: Progress) -> Path:
-        from backchannel.proxy.scenarios.single_run import run_once
-
         if self.needs_client and not options.client:
             raise CheckError(
                 f'--scenario {self.name} needs --client "CMD ... {{url}}": a client that follows the contract '
@@ -134,4 +130,29 @@ class Scenario:
             )
         if self.runner is not None:
             return self.runner(options, progress)
-        return run_once(self.name, options, progress)
+        return self.run_once(options, progress)
+
+    def run_once(self, options: CheckOptions, progress: Progress) -> Path:
+        """The runner a scenario gets when it declares none: one run named `run` of `--client` against the
+        scenario's tools, unmutated; the oracle judges it with the scenario's checks."""
+        if not options.client:
+            raise CheckError(f'--scenario {self.name} runs a client once: give --client "CMD ... {{url}}"')
+        client = list(options.client)
+        meta = (ProbeOptions(client=tuple(client)),)
+        with Capture(
+            options.out,
+            endpoint=EndpointConfig(tools=self.tools),
+            scenario=self.name,
+            meta=meta,
+            env=options.env,
+            max_output=options.max_output,
+            mcp_config=options.mcp_config,
+            tty=options.tty,
+            redaction=options.redaction,
+            limits=options.limits,
+        ) as capture:
+            capture.set_meta(Invocation(argv=tuple(client)))
+            run = capture.new_run("run", {}, scenario=self.name)
+            progress(f"running the client once against the {self.name} tools")
+            capture.run_client(run, client, timeout=options.timeout, stdin=options.stdin)
+        return options.out

@@ -20,7 +20,9 @@ from typing import Any
 import httpx
 import pytest
 
+from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture, RunHandle
+from backchannel.proxy.scenarios.default.endpoint import TOOLS as DEFAULT_TOOLS
 from backchannel.recordings import Recording, load
 from backchannel.recordings.model import Exchange
 
@@ -41,8 +43,9 @@ def recording_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def capture(recording_path: Path) -> Iterator[Capture]:
-    """A started Capture (scripted endpoint + mitmdump) writing to tmp_path; closed after the test if still open."""
-    started = Capture(recording_path)
+    """A started Capture (the default scenario's endpoint + mitmdump) writing to tmp_path; closed after the test if
+    still open."""
+    started = Capture(recording_path, endpoint=EndpointConfig(tools=DEFAULT_TOOLS))
     started.start()
     try:
         yield started

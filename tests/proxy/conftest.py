@@ -95,20 +95,20 @@ TESTBED = ToolSet(
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[RunningEndpoint]:
     """The shipped default scenario on a dual-era endpoint."""
-    with start_endpoint(EndpointConfig(instructions=INSTRUCTIONS)) as running:
+    with start_endpoint(EndpointConfig(tools=all_scenarios()["default"].tools, instructions=INSTRUCTIONS)) as running:
         yield running
 
 
 @pytest.fixture(scope="module")
 def legacy_only_endpoint() -> Iterator[RunningEndpoint]:
     """The default scenario presented as a 2025-11-25-only server."""
-    with start_endpoint(EndpointConfig(legacy_only=True)) as running:
+    with start_endpoint(EndpointConfig(tools=all_scenarios()["default"].tools, legacy_only=True)) as running:
         yield running
 
 
 @pytest.fixture(scope="module")
 def testbed() -> Iterator[RunningEndpoint]:
     """The testbed scenario on a dual-era endpoint."""
-    config = EndpointConfig(scenario="testbed", server_name="testbed", server_version="9.9.9")
-    with start_endpoint(config, tool_sets={"testbed": TESTBED}) as running:
+    config = EndpointConfig(tools=TESTBED.tools, server_name="testbed", server_version="9.9.9")
+    with start_endpoint(config) as running:
         yield running

@@ -15,6 +15,7 @@ import pytest
 
 from backchannel.proxy.endpoint.server import RunningEndpoint, start_endpoint
 from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.scenarios.default.endpoint import TOOLS as DEFAULT_TOOLS
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "recordings" / "reference"
@@ -38,7 +39,7 @@ def run_pytest(
 
 @pytest.fixture
 def upstream() -> Iterator[RunningEndpoint]:
-    with start_endpoint(EndpointConfig()) as running:
+    with start_endpoint(EndpointConfig(tools=DEFAULT_TOOLS)) as running:
         yield running
 
 

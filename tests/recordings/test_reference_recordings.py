@@ -21,7 +21,12 @@ REFERENCE = ROOT / "recordings" / "reference"
 GOLDEN = sorted(REFERENCE.glob("*.sqlite"))
 
 
-def test_every_reference_the_script_makes_is_committed():
+def test_every_reference_the_scenarios_declare_is_committed_and_the_script_makes_exactly_those():
+    from backchannel.proxy.scenarios.registry import all_references
+
+    declared = [ref.stem for ref in all_references()]
+    assert len(declared) == len(set(declared))
+    assert set(declared) == {p.stem for p in GOLDEN}
     listed = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "make-reference-recordings"), "--list"],
         capture_output=True,
@@ -29,8 +34,7 @@ def test_every_reference_the_script_makes_is_committed():
         check=True,
         timeout=60,
     ).stdout
-    names = {line.split()[0] for line in listed.splitlines() if line.strip()}
-    assert names == {p.stem for p in GOLDEN}
+    assert [line.split()[0] for line in listed.splitlines() if line.strip()] == declared
 
 
 @pytest.mark.parametrize("recording", GOLDEN, ids=lambda p: p.stem)

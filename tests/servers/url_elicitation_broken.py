@@ -16,7 +16,7 @@ import threading
 from typing import Any
 
 from backchannel.proxy.endpoint.server import RunningEndpoint, start_endpoint
-from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSet, ToolSpec
+from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSpec
 from backchannel.proxy.scenarios.elicitation_sep1036_url_mode.endpoint import (
     FORM_TOOL,
     TOOLS,
@@ -95,9 +95,8 @@ def tools(switch: str) -> tuple[ToolSpec, ...]:
 
 def serve(switch: str, port: int = 0) -> RunningEndpoint:
     """The broken server on 127.0.0.1 (port 0: a free one)."""
-    tool_set = ToolSet(NAME, f"broken: {switch}", tools(switch))
-    config = EndpointConfig(scenario=NAME, server_name=f"{NAME}-{switch}")
-    return start_endpoint(config, port=port, tool_sets={NAME: tool_set})
+    config = EndpointConfig(tools=tools(switch), server_name=f"{NAME}-{switch}")
+    return start_endpoint(config, port=port)
 
 
 def main() -> int:

@@ -20,7 +20,7 @@ from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture, UpstreamDown
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Progress
 from backchannel.proxy.scenarios.elicitation_sep1036_url_mode.client import Outcome, ScriptedClient
-from backchannel.proxy.scenarios.elicitation_sep1036_url_mode.endpoint import FORM_TOOL, URL_TOOL
+from backchannel.proxy.scenarios.elicitation_sep1036_url_mode.endpoint import FORM_TOOL, TOOLS, URL_TOOL
 from backchannel.recordings.shapes import Fact
 
 SCENARIO = "elicitation-sep1036-url-mode"
@@ -85,7 +85,7 @@ class ServerProbe:
 
     def run(self) -> Path:
         server = self.options.server
-        endpoint = None if server else EndpointConfig(scenario=SCENARIO)
+        endpoint = None if server else EndpointConfig(tools=TOOLS)
         try:
             with Capture(
                 self.options.out,

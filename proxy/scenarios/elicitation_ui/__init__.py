@@ -3,8 +3,7 @@
 from pathlib import Path
 
 from backchannel.proxy.scenarios.base import Scenario
-from backchannel.proxy.scenarios.elicitation_ui.endpoint import OWN_TOOLS
-from backchannel.proxy.scenarios.elicitation_ui.escape_tools import ESCAPE_TOOLS
+from backchannel.proxy.scenarios.elicitation_ui.endpoint import TOOLS
 from backchannel.proxy.scenarios.elicitation_ui.runner import run
 
 SCENARIO = Scenario(
@@ -13,7 +12,7 @@ SCENARIO = Scenario(
         "What a terminal client shows its user when a server elicits: URL, host, consent, escapes."
         " Give --client (with {url}, {tool} for one call per tool) or --target (a CLI to discover)."
     ),
-    tools=(*OWN_TOOLS, *ESCAPE_TOOLS),
+    tools=TOOLS,
     runner=run,
     contract=(Path(__file__).parent / "contract.md").read_text(encoding="utf-8"),
 )

@@ -13,6 +13,7 @@ from typing import Any
 
 from backchannel.oracle.scenarios.elicitation_ui import payloads
 from backchannel.proxy.endpoint.tools import ToolCall, ToolReply, ToolSpec
+from backchannel.proxy.scenarios.elicitation_ui.escape_tools import ESCAPE_TOOLS
 from backchannel.proxy.scenarios.elicitation_url_mode.endpoint import refuse_undeclared
 
 CONFIRM_SCHEMA = {"type": "object", "properties": {"confirmed": {"type": "boolean"}}, "required": ["confirmed"]}
@@ -77,3 +78,6 @@ OWN_TOOLS: tuple[ToolSpec, ...] = (
     _spec(payloads.PUNYCODE_TOOL, open_dashboard),
     _spec(payloads.FORM_TOOL, confirm_change),
 )
+# what the scenario serves (its SCENARIO and its runner's endpoint both take this one tuple): its own tools, then
+# the escape probes
+TOOLS: tuple[ToolSpec, ...] = (*OWN_TOOLS, *ESCAPE_TOOLS)

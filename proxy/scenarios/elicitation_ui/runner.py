@@ -24,6 +24,7 @@ from backchannel.proxy.run.discovery import TOOL_SLOT, ToolTemplate, tool_templa
 from backchannel.proxy.run.target_discovery import discover_target
 from backchannel.proxy.run.tty import under_terminal
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Progress
+from backchannel.proxy.scenarios.elicitation_ui.endpoint import TOOLS
 from backchannel.recordings.shapes import Fact, Invocation, ProbeOptions
 
 SCENARIO = "elicitation-ui"
@@ -60,7 +61,7 @@ def run(options: CheckOptions, progress: Progress) -> Path:
     meta = (ProbeOptions(target=target, client=client, stdin=stdin),)
     with Capture(
         options.out,
-        endpoint=EndpointConfig(scenario=SCENARIO, nonce=nonce),
+        endpoint=EndpointConfig(tools=TOOLS, nonce=nonce),
         nonce=nonce,
         scenario=SCENARIO,
         meta=meta,

@@ -8,6 +8,7 @@ from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.run.url_servers import UrlServer
 from backchannel.proxy.scenarios.base import CheckOptions, Progress
+from backchannel.proxy.scenarios.elicitation_url_mode.endpoint import TOOLS
 from backchannel.recordings.rows import UrlHitRow
 from backchannel.recordings.shapes import ProbeOptions, UrlServers
 
@@ -37,7 +38,7 @@ class UrlModeScenario:
             UrlServers(ports={"declined": declined.port, "accepted": accepted.port}),
             ProbeOptions(client=tuple(self.options.client or ()), hold_ms=hold),
         )
-        endpoint = EndpointConfig(scenario=SCENARIO, params=params)
+        endpoint = EndpointConfig(tools=TOOLS, params=params)
         try:
             with Capture(
                 self.options.out,

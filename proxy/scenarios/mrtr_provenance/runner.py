@@ -95,7 +95,7 @@ class MrtrProbe:
         return (opts,)
 
     def run(self) -> Path:
-        config = EndpointConfig(scenario=SCENARIO, server_name=self.markers.server_name, nonce=self.markers.nonce)
+        config = EndpointConfig(tools=TOOLS, server_name=self.markers.server_name, nonce=self.markers.nonce)
         with Capture(
             self.options.out,
             endpoint=config,
@@ -111,7 +111,7 @@ class MrtrProbe:
         ) as capture:
             legacy = capture.start_endpoint(
                 EndpointConfig(
-                    scenario=SCENARIO, server_name=self.markers.server_name, nonce=self.markers.nonce, legacy_only=True
+                    tools=TOOLS, server_name=self.markers.server_name, nonce=self.markers.nonce, legacy_only=True
                 )
             )
             invocation = self._invocation(capture)

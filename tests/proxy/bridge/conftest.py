@@ -11,6 +11,7 @@ import pytest
 
 from backchannel.proxy.endpoint.server import RunningEndpoint, start_endpoint
 from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSet, ToolSpec
+from backchannel.proxy.scenarios.default.endpoint import TOOLS as DEFAULT_TOOLS
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 SLOW_MS = 1500
@@ -63,17 +64,17 @@ def lines_of(data: bytes) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[RunningEndpoint]:
-    with start_endpoint(EndpointConfig(scenario="default")) as running:
+    with start_endpoint(EndpointConfig(tools=DEFAULT_TOOLS)) as running:
         yield running
 
 
 @pytest.fixture(scope="module")
 def legacy_endpoint() -> Iterator[RunningEndpoint]:
-    with start_endpoint(EndpointConfig(scenario="default", legacy_only=True)) as running:
+    with start_endpoint(EndpointConfig(tools=DEFAULT_TOOLS, legacy_only=True)) as running:
         yield running
 
 
 @pytest.fixture(scope="module")
 def testbed() -> Iterator[RunningEndpoint]:
-    with start_endpoint(EndpointConfig(scenario=TESTBED.name), tool_sets={TESTBED.name: TESTBED}) as running:
+    with start_endpoint(EndpointConfig(tools=TESTBED.tools)) as running:
         yield running

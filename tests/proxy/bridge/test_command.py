@@ -17,7 +17,9 @@ import pytest
 
 from backchannel.oracle.bridge import bridge_made_headers, bridged_by
 from backchannel.proxy.bridge.command import run_bridge, standalone_argv, stdio_argv
+from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture
+from backchannel.proxy.scenarios.default.endpoint import TOOLS as DEFAULT_TOOLS
 from backchannel.recordings import load
 from tests.proxy.bridge.conftest import SLOW_MS, call, lines_of, modern
 
@@ -150,7 +152,7 @@ def test_a_url_that_is_not_http_is_a_usage_error_with_nothing_on_stdout():
 @pytest.mark.live
 def test_through_the_proxy_every_bridged_exchange_is_recorded_with_the_bridge_marks(tmp_path):
     out = tmp_path / "bridged.sqlite"
-    with Capture(out) as capture:
+    with Capture(out, endpoint=EndpointConfig(tools=DEFAULT_TOOLS)) as capture:
         run = capture.new_run("stdio", {})
         with bridge_process(run.url) as proc:
             data, err = proc.communicate(modern(1, "server/discover") + call(2, "get_repo_status"), timeout=WAIT_S)

@@ -629,8 +629,7 @@ def test_client_leaving_a_call_cancels_the_handler(client: httpx.Client) -> None
         return ToolReply()
 
     tool = ToolSpec(name="wait", description="waits", input_schema={"type": "object"}, handler=wait_forever)
-    registry = {"waits": ToolSet(name="waits", description="", tools=(tool,))}
-    with start_endpoint(EndpointConfig(scenario="waits"), tool_sets=registry) as running:
+    with start_endpoint(EndpointConfig(tools=(tool,))) as running:
         payload = json.dumps(rpc("tools/call", modern_params({"name": "wait"}))).encode()
         head = "".join(f"{k}: {v}\r\n" for k, v in modern_headers("tools/call", "wait").items())
         request = f"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-length: {len(payload)}\r\n{head}\r\n".encode() + payload
@@ -649,25 +648,35 @@ def test_scenarios_are_discovered_from_the_package() -> None:
     assert [tool.name for tool in registry["default"].tools] == ["get_repo_status"]
 
 
-def test_unknown_scenario_is_refused_naming_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="default"):
-        build_app(EndpointConfig(scenario="no-such-scenario"))
+def test_the_endpoint_serves_exactly_the_tools_it_is_handed(client: httpx.Client) -> None:
+    handler = all_scenarios()["default"].tools[0].handler
+    only = ToolSpec(name="only_this", description="the one tool", input_schema={"type": "object"}, handler=handler)
+    assert build_app(EndpointConfig(tools=(only,))).config.tools == (only,)
+    with start_endpoint(EndpointConfig(tools=(only,))) as running:
+        listed = post_modern(client, running.url, "tools/list").json()["result"]["tools"]
+        unknown = error_of(call_tool(client, running.url, "get_repo_status"))
+    assert [tool["name"] for tool in listed] == ["only_this"]
+    assert unknown["message"] == "Unknown tool: get_repo_status"
+    with start_endpoint(EndpointConfig(tools=())) as running:
+        assert post_modern(client, running.url, "tools/list").json()["result"]["tools"] == []
 
 
 def test_scenario_with_duplicate_tool_names_is_refused() -> None:
     tool = all_scenarios()["default"].tools[0]
     with pytest.raises(ValueError, match="get_repo_status"):
         ToolSet(name="twice", description="", tools=(tool, tool))
+    with pytest.raises(ValueError, match="get_repo_status"):
+        EndpointConfig(tools=(tool, tool))
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::1", "example.com", "192.168.1.1"])
 def test_start_endpoint_refuses_anything_but_ipv4_loopback(host: str) -> None:
     with pytest.raises(ValueError, match="loopback"):
-        start_endpoint(EndpointConfig(), host=host)
+        start_endpoint(EndpointConfig(tools=()), host=host)
 
 
 def test_running_endpoint_reports_its_url_and_stops_twice_harmlessly() -> None:
-    running = start_endpoint(EndpointConfig())
+    running = start_endpoint(EndpointConfig(tools=()))
     with running:
         assert running.url == f"http://127.0.0.1:{running.port}/mcp"
         assert running.port > 0

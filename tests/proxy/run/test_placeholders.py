@@ -88,6 +88,7 @@ def test_a_host_reading_its_config_gets_the_run_and_the_recording_keeps_the_file
     from rich.console import Console
 
     from backchannel.proxy.run.record import record_command
+    from backchannel.proxy.scenarios.default.endpoint import TOOLS
 
     out = tmp_path / "config.sqlite"
     reader = "import json, sys; print(json.load(open(sys.argv[1]))['mcpServers']['backchannel-endpoint']['url'])"
@@ -97,6 +98,7 @@ def test_a_host_reading_its_config_gets_the_run_and_the_recording_keeps_the_file
         upstream=None,
         plan={},
         scenario="default",
+        tools=TOOLS,
         timeout=30,
         keep_lab=False,
         console=Console(file=io.StringIO()),

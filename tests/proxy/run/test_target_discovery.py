@@ -12,6 +12,7 @@ import pytest
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.run.discovery import Discovery
+from backchannel.proxy.scenarios.registry import get_scenario
 from backchannel.recordings import load
 from backchannel.recordings.model import Recording
 from backchannel.recordings.shapes import Discovery as DiscoveryRecord
@@ -40,7 +41,8 @@ def discovered(
 
     out = tmp_path / "discovery.sqlite"
     lines: list[str] = []
-    with Capture(out, endpoint=EndpointConfig(scenario=SCENARIO, nonce="0123abcd"), scenario=SCENARIO) as capture:
+    endpoint = EndpointConfig(tools=get_scenario(SCENARIO).tools, nonce="0123abcd")
+    with Capture(out, endpoint=endpoint, scenario=SCENARIO) as capture:
         found = discover_target(
             capture,
             target,

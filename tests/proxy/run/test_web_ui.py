@@ -30,7 +30,8 @@ PLAN = {"mutations": [{"kind": "drop-result-type", "match": {"method": "tools/ca
 RECORD_WEB = (
     "import json, sys; from pathlib import Path; from rich.console import Console;"
     " from backchannel.proxy.run.web_ui import record_web;"
-    " record_web(Path(sys.argv[1]), upstream=None, plan=json.loads(sys.argv[2]), scenario='default',"
+    " from backchannel.proxy.scenarios.default.endpoint import TOOLS;"
+    " record_web(Path(sys.argv[1]), upstream=None, plan=json.loads(sys.argv[2]), scenario='default', tools=TOOLS,"
     " console=Console(soft_wrap=True))"
 )
 

@@ -39,6 +39,19 @@ def test_an_unknown_scenario_is_refused_naming_the_known_ones():
         get_scenario("nope")
 
 
+def test_serve_and_record_refuse_an_unknown_scenario_before_anything_is_served(tmp_path: Path):
+    # the endpoint is handed its tools, so the name is checked here, at the top, against the registry
+    out = tmp_path / "r.sqlite"
+    for args in (
+        ("serve", "--scenario", "nope"),
+        ("record", "--scenario", "nope", "--out", out, "--", "true", "{url}"),
+    ):
+        done = _cli(*args, extra=None)
+        assert done.returncode == 2, args
+        assert "unknown scenario 'nope'" in done.stderr and "mrtr-provenance" in done.stderr, args
+    assert not out.exists()
+
+
 def test_every_command_lists_the_same_scenario_names():
     listed = [line.split()[0] for line in _cli("scenarios", extra=None).stdout.splitlines()]
     assert listed == scenario_names()

@@ -23,7 +23,7 @@ from backchannel.oracle.scenarios.elicitation_ui.escapes import (
     payload,
 )
 from backchannel.oracle.terminal import plain
-from backchannel.proxy.clients.toy_agent import neutralise
+from backchannel.proxy.clients.toy_agent_ui_text import neutralise
 from tests.oracle.scenarios.elicitation_ui.builder import BIDI_CONTROLS, cat_v, stripped
 
 NONCE = "0123abcd4567ef89"

@@ -115,9 +115,9 @@ def contract_endpoint() -> Iterator[ContractEndpoint]:
     trap.listen(16)
     trap.setblocking(False)
     scenario = contract_scenario(seen, f"http://127.0.0.1:{trap.getsockname()[1]}")
-    config = EndpointConfig(scenario=scenario.name, server_name=SERVER_NAME)
+    config = EndpointConfig(tools=scenario.tools, server_name=SERVER_NAME)
     try:
-        with start_endpoint(config, tool_sets={scenario.name: scenario}) as running:
+        with start_endpoint(config) as running:
             yield ContractEndpoint(running, seen, trap)
     finally:
         trap.close()

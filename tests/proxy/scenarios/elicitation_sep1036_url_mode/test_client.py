@@ -12,6 +12,7 @@ import pytest
 from backchannel.proxy.endpoint.server import start_endpoint
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.scenarios.elicitation_sep1036_url_mode.client import ScriptedClient
+from backchannel.proxy.scenarios.elicitation_sep1036_url_mode.endpoint import TOOLS
 
 pytestmark = pytest.mark.live
 BOTH = {"elicitation": {"form": {}, "url": {}}}
@@ -116,7 +117,7 @@ def test_nothing_listening_is_unreachable():
 
 
 def test_the_bundled_server_answers_it_in_json():
-    with start_endpoint(EndpointConfig(scenario="elicitation-sep1036-url-mode")) as running:
+    with start_endpoint(EndpointConfig(tools=TOOLS)) as running:
         outcome = ScriptedClient(running.url, BOTH, 5).request(
             "tools/call", {"name": "test_url_elicitation", "arguments": {}}
         )

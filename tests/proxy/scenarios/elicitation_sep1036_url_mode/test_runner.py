@@ -13,7 +13,7 @@ import pytest
 
 from backchannel.oracle import judge
 from backchannel.proxy.endpoint.server import start_endpoint
-from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSet, ToolSpec
+from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSpec
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions
 from backchannel.proxy.scenarios.elicitation_sep1036_url_mode.endpoint import TOOLS, URL_TOOL, url_elicitation
 from backchannel.proxy.scenarios.registry import run_check
@@ -111,7 +111,7 @@ def _served(handler):
     tools = tuple(
         ToolSpec(t.name, t.description, t.input_schema, handler if t.name == URL_TOOL else t.handler) for t in TOOLS
     )
-    return start_endpoint(EndpointConfig(scenario="s"), tool_sets={"s": ToolSet("s", "test", tools)})
+    return start_endpoint(EndpointConfig(tools=tools))
 
 
 def test_a_decline_left_unanswered_fails_the_decline_check_as_a_timeout(tmp_path):
@@ -168,8 +168,7 @@ def test_another_input_request_or_a_deliberate_error_counts_as_handling_a_declin
 
 def test_without_the_form_tool_the_reverse_probe_is_not_exercised_and_the_form_only_calls_still_judged(tmp_path):
     only_url = tuple(t for t in TOOLS if t.name == URL_TOOL)
-    config = EndpointConfig(scenario="s")
-    with start_endpoint(config, tool_sets={"s": ToolSet("s", "test", only_url)}) as running:
+    with start_endpoint(EndpointConfig(tools=only_url)) as running:
         found, _, rec = check(tmp_path, running.url)
     assert "url-only-form-tool" not in [run.name for run in rec.runs]
     result = found["sep-1036-server-no-unsupported-mode"]

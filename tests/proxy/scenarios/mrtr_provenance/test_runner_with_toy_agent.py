@@ -12,27 +12,31 @@ import pytest
 
 from backchannel.oracle import judge
 from backchannel.proxy.scenarios.base import CheckOptions
-from backchannel.proxy.scenarios.registry import run_check
+from backchannel.proxy.scenarios.registry import all_references, run_check
 from backchannel.recordings import load
 from tests.oracle.reference import results as reference_results
 
+ROOT = Path(__file__).resolve().parents[4]
 TOY = [sys.executable, "-m", "backchannel.proxy.clients.toy_agent"]
 ARM1 = "mrtr-provenance-input-requests"
 ARM2 = "mrtr-provenance-result-type-default"
 NAMES = "elicitation-names-requesting-server"
 
 
-# toy-agent flags -> the committed reference recorded with them (the flawed twin stays live on purpose)
-REFERENCES = {
-    ("--fix", "provenance", "--fix", "result-type"): "toy-fixed",
-    ("--fix", "provenance"): "toy-fix-provenance",
-    ("--fix", "result-type"): "toy-fix-result-type",
-    ("--variant", "no-call-surface"): "toy-no-call-surface",
-    ("--variant", "legacy-only", "--fix", "result-type"): "toy-legacy-only",
-    ("--variant", "no-input-capability"): "toy-no-input-capability",
-    ("--variant", "silent"): "toy-silent",
-    ("--variant", "strict"): "toy-strict",
-}
+def _toy_references() -> dict[tuple[str, ...], str]:
+    """toy-agent flags -> the committed reference recorded with them, read from the scenario's declarations (the
+    flawed twin, and the builds answered at a prompt, stay live on purpose)."""
+    found = {}
+    for declared in all_references():
+        ref = declared.reference
+        argv = ref.argv(ROOT)
+        answered = ref.stdin is not None or ref.tty is not None
+        if declared.scenario == "mrtr-provenance" and argv and argv[:3] == TOY and argv[3:] and not answered:
+            found[tuple(argv[3:])] = ref.name
+    return found
+
+
+REFERENCES = _toy_references()
 
 
 def probe(tmp_path: Path, *flags: str, **options: object) -> dict[str, object]:

@@ -15,7 +15,7 @@ from backchannel.oracle.registry import all_checks
 from backchannel.oracle.scenarios.elicitation_ui.checks.elicitation_terminal_escape_injection import judge
 from backchannel.oracle.scenarios.elicitation_ui.escapes import CLASSES, marker, payload
 from backchannel.oracle.terminal import is_tty, plain, raw_bytes
-from backchannel.proxy.clients.toy_agent import neutralise
+from backchannel.proxy.clients.toy_agent_ui_text import neutralise
 from backchannel.recordings import Recording, load
 from tests.factories import new_recording
 from tests.oracle.scenarios.elicitation_ui.builder import BIDI_CONTROLS, cat_v, stripped

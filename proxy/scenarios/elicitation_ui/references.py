@@ -1,0 +1,81 @@
+"""The elicitation-ui scenario's committed references: the toy agent's careful terminal client and each of its
+`--ui-flaw` builds, under a terminal and piped (answered at its prompts either way), the toy agent found by
+discovery, and the real clients (scripts/install-clients)."""
+
+from __future__ import annotations
+
+import sys
+
+from backchannel.proxy.clients.toy_agent_core import UI_FLAWS
+from backchannel.proxy.run.tty import TtyOptions, parse_answer
+from backchannel.proxy.scenarios.references import (
+    FASTMCP_ANSWER,
+    TOY,
+    Invocation,
+    Reference,
+    answered,
+    fastmcp_cli,
+    py_sdk,
+    toy,
+    ts_sdk,
+)
+
+# the toy agent's careful terminal client (`ui`), answered at its prompts under a terminal: open the URL, true, send
+UI_ANSWERS = (r"browser\? \[y\].*: =>y\n", r"\[enter to review\]: =>true\n", r"Send\? \[y\].*: =>y\n")
+UI_DECLINING = (r"browser\? \[y\].*: =>n\n", *UI_ANSWERS[1:])  # open-declined shows only when the user declines
+
+
+def ui(*flaws: str) -> Invocation:
+    return lambda _root: [sys.executable, "-m", TOY, *flaws, "ui", "{url}"]
+
+
+def _answers(flaw: str) -> tuple[str, ...]:
+    return UI_DECLINING if flaw == "open-declined" else UI_ANSWERS
+
+
+REFERENCES = (
+    Reference("toy-careful", ui(), False, "the toy agent's careful terminal client, --tty", tty=answered(UI_ANSWERS)),
+    *(
+        Reference(
+            f"toy-{flaw}",
+            ui("--ui-flaw", flaw),
+            False,
+            f"the toy agent's terminal client with --ui-flaw {flaw}, --tty",
+            tty=answered(_answers(flaw)),
+        )
+        for flaw in UI_FLAWS
+    ),
+    # the same builds piped, answered at their prompts (--answer --no-tty): the verdicts must be the same
+    Reference(
+        "toy-careful-piped",
+        ui(),
+        False,
+        "the toy agent's careful terminal client, piped, answered at its prompts (--no-tty)",
+        tty=answered(UI_ANSWERS, piped=True),
+    ),
+    *(
+        Reference(
+            f"toy-{flaw}-piped",
+            ui("--ui-flaw", flaw),
+            False,
+            f"the toy agent's terminal client with --ui-flaw {flaw}, piped, answered at its prompts (--no-tty)",
+            tty=answered(_answers(flaw), piped=True),
+        )
+        for flaw in UI_FLAWS
+    ),
+    Reference(
+        "toy-target",
+        toy(),
+        True,
+        "the toy agent as shipped, found by discovery (--target): its `mcp call URL TOOL`, once per tool, piped",
+    ),
+    Reference("py-sdk", py_sdk, False, "the Python SDK contract driver, piped"),
+    Reference("ts-sdk", ts_sdk, False, "the TypeScript SDK v2 contract driver, piped"),
+    Reference(
+        "fastmcp-tty",
+        fastmcp_cli("call", "{url}", "{tool}", "--auth", "none"),
+        False,
+        "fastmcp's CLI, one run per tool ({tool}), under --tty answering its form prompt",
+        tty=TtyOptions(answers=(parse_answer(FASTMCP_ANSWER),)),
+    ),
+)

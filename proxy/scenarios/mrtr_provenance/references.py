@@ -1,0 +1,58 @@
+"""The mrtr-provenance probe's committed references: every toy-agent build, found by discovery, and the real clients
+(scripts/install-clients), over HTTP, through the stdio bridge and under a terminal."""
+
+from __future__ import annotations
+
+from backchannel.proxy.run.tty import TtyOptions, parse_answer
+from backchannel.proxy.scenarios.references import (
+    FASTMCP_ANSWER,
+    Reference,
+    fastmcp_cli,
+    py_sdk,
+    py_sdk_stdio,
+    toy,
+    ts_sdk,
+    ts_sdk_stdio,
+)
+
+TOY_ANSWER = r"\[y/N\]=>y\n"
+YES = b"y\n" * 8  # the piped interactive toy reads one y per question
+
+REFERENCES = (
+    Reference("toy-flawed", toy(), True, "the toy agent as shipped: both flaws"),
+    Reference("toy-fixed", toy("--fix", "provenance", "--fix", "result-type"), True, "both flaws fixed"),
+    Reference("toy-fix-provenance", toy("--fix", "provenance"), True, "only provenance fixed"),
+    Reference("toy-fix-result-type", toy("--fix", "result-type"), True, "only the resultType default fixed"),
+    Reference("toy-no-call-surface", toy("--variant", "no-call-surface"), True, "help offers no tool call"),
+    Reference(
+        "toy-legacy-only", toy("--variant", "legacy-only", "--fix", "result-type"), True, "speaks 2025-11-25 only"
+    ),
+    Reference("toy-no-input-capability", toy("--variant", "no-input-capability"), True, "declares no input"),
+    Reference("toy-silent", toy("--variant", "silent"), True, "prints nothing"),
+    Reference("toy-strict", toy("--variant", "strict"), True, "rejects a modern result without resultType"),
+    # fastmcp's terminal handler asks for each form field on stdin: "true" answers the probe's one boolean field
+    Reference(
+        "fastmcp", fastmcp_cli(), True, "fastmcp's CLI, found by discovery, answering `true` on stdin", stdin=b"true\n"
+    ),
+    Reference(
+        "fastmcp-tty",
+        fastmcp_cli(),
+        True,
+        "fastmcp's CLI under a terminal (check --tty), its form prompt answered with --answer",
+        tty=TtyOptions(answers=(parse_answer(FASTMCP_ANSWER),)),
+    ),
+    Reference("toy-interactive", toy("--variant", "interactive"), True, "the toy agent asking y/N, piped", stdin=YES),
+    Reference(
+        "toy-interactive-tty",
+        toy("--variant", "interactive"),
+        True,
+        "the toy agent asking y/N under a terminal, answered with --answer",
+        tty=TtyOptions(answers=(parse_answer(TOY_ANSWER),)),
+    ),
+    Reference("py-sdk", py_sdk, False, "the Python SDK driver, mode auto (its default)"),
+    Reference("ts-sdk", ts_sdk, False, "the TypeScript SDK v2 driver, --mode auto"),
+    Reference(
+        "py-sdk-stdio", py_sdk_stdio, False, "the Python SDK driver as a stdio client, through backchannel bridge"
+    ),
+    Reference("ts-sdk-stdio", ts_sdk_stdio, False, "the TypeScript SDK v2 driver as a stdio client, --mode auto"),
+)
