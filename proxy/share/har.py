@@ -9,11 +9,6 @@ from typing import Any
 
 from mitmproxy import http
 
-with warnings.catch_warnings():
-    # mitmproxy.addons imports ldap3 (for proxyauth), which touches names pyasn1 0.6.2+ deprecates: not ours to fix
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from mitmproxy.addons.savehar import SaveHar
-
 from backchannel.recordings.safe_text import neutralise_json
 
 CREATOR_COMMENT = "exported by backchannel: each exchange as the client saw it, redacted"
@@ -21,6 +16,12 @@ CREATOR_COMMENT = "exported by backchannel: each exchange as the client saw it, 
 
 def har_document(flows: Sequence[http.HTTPFlow]) -> dict[str, Any]:
     """The HAR document; an entry of a flow backchannel changed has the mutations as its `comment` and `_marked`."""
+    with warnings.catch_warnings():
+        # mitmproxy.addons imports ldap3 (for proxyauth), which touches names pyasn1 0.6.2+ deprecates: not ours to fix
+        warnings.simplefilter("ignore", DeprecationWarning)
+        # imported here, not at the top: mitmproxy.addons loads every addon (about 0.7 s), and every `backchannel`
+        # command imports this module through export and bug-report while only these two write a HAR
+        from mitmproxy.addons.savehar import SaveHar
     document: dict[str, Any] = SaveHar().make_har(flows)
     document["log"]["comment"] = CREATOR_COMMENT
     for made, entry in zip(flows, document["log"]["entries"], strict=True):
