@@ -27,10 +27,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto` (addopts) starts two workers per core: a live test spends most of its time waiting on the processes
-    it started (the endpoint, mitmdump, a client), so one per core leaves the cores idle (docs/benchmarks.md).
+    """`-n auto` (addopts) starts one worker per core. Two per core looked attractive (a live test waits on the
+    processes it started) but the live part is CPU-bound here: four workers on two cores gained little over two and
+    made tests that replay a recording or drive a browser miss their bounds (docs/benchmarks.md).
     PYTEST_XDIST_AUTO_NUM_WORKERS or `-n N` choose otherwise; `-n 0` runs in this one process."""
-    return 2 * (os.cpu_count() or 1)
+    return os.cpu_count() or 1
 
 
 LIVE_FOLDERS = ("e2e", "proxy")  # these start processes: the endpoint, mitmdump, real clients, the CLI
