@@ -6,6 +6,7 @@ own `max_examples` keep it.
 """
 
 import os
+import signal
 import sys
 
 import pytest
@@ -20,6 +21,13 @@ from hypothesis import HealthCheck, settings
 # included: they are spawned after this file loads) caches them in __pycache__, which git ignores.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+# A suite started in the background of a shell without job control (`cmd &` in a script, nohup, some CI runners)
+# inherits SIGINT ignored, and so does every process it starts: then the CLI never sees the Ctrl-C that the tests
+# send to stop `record` and `serve` cleanly, and those tests wait out their bounds. Ctrl-C is restored here, as an
+# interactive shell would have it, before xdist's workers or any test's process starts.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 settings.register_profile("suite", max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=2000, deadline=None)
@@ -70,3 +78,44 @@ def pytest_collection_modifyitems(items: list) -> None:
         return START_FIRST.index(name) if name in START_FIRST else len(START_FIRST)
 
     items.sort(key=rank)
+
+
+def _live_children() -> set[int]:
+    """This process's children that are still running (a zombie has ended; Popen reaps it when asked)."""
+    me, found = os.getpid(), set()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ")"
+                state, ppid = stat.read().rsplit(b")", 1)[1].split()[:2]
+        except (OSError, IndexError, ValueError):
+            continue  # it ended while we looked
+        if int(ppid) == me and state != b"Z":
+            found.add(int(entry.name))
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_process_outlives_its_test():
+    """Every test stops what it started: a child still running after the test's own teardown (a stop that timed
+    out, a forgotten Popen) is killed here, by its pid, and the test errors naming it. Left running, such a
+    process holds ports and files the next tests need (a replay kept a recorded URL server's port for half an
+    hour, failing two later tests on another worker). Children that fixtures of wider scope started are there
+    before the test begins, and are theirs to stop."""
+    before = _live_children()
+    yield
+    left = _live_children() - before
+    if not left:
+        return
+    names = {}
+    for pid in sorted(left):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                names[pid] = cmdline.read().replace(b"\0", b" ").decode(errors="replace")[:160]
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (OSError, ChildProcessError):
+            pass  # it ended (or was reaped) on its own meanwhile
+    pytest.fail(f"the test left {len(left)} process(es) running, now killed: {names}", pytrace=False)

@@ -25,6 +25,12 @@ REFERENCE = ROOT / "recordings" / "reference"
 RUN = "a1b2c3d4e5f6"
 T0 = 1_800_000_000.0
 
+# Replaying a recording through the proxy opens its URL servers again on their recorded ports (the replayed pages
+# name them). Two replays of one recording at once, on two xdist workers, race for those ports and one records
+# `replay-url-server-unavailable`; the modules that replay through the proxy share one group, so they run one after
+# another on one worker (addopts: --dist loadgroup).
+RECORDED_PORTS = pytest.mark.xdist_group("replay-recorded-ports")
+
 
 def rpc(message: dict[str, object]) -> bytes:
     return json.dumps({"jsonrpc": "2.0", **message}, separators=(",", ":")).encode()

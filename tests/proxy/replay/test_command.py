@@ -18,7 +18,9 @@ from backchannel.recordings import load
 from backchannel.recordings.reports import stored_report
 from tests.factories import new_recording
 
-from .conftest import REFERENCE
+from .conftest import RECORDED_PORTS, REFERENCE
+
+pytestmark = RECORDED_PORTS
 
 REPLAY = [sys.executable, "-m", "backchannel.proxy.cli", "replay"]
 START_TIMEOUT_S = 20.0

@@ -12,6 +12,10 @@ import pytest
 
 from backchannel.proxy.clients.drivers.paths import py_driver
 
+from .conftest import RECORDED_PORTS
+
+pytestmark = RECORDED_PORTS
+
 FIXTURE = "../../../recordings/reference/elicitation-url-mode-py-sdk.sqlite"
 
 

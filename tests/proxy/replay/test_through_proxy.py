@@ -18,7 +18,9 @@ from backchannel.recordings import load
 from backchannel.recordings.shapes import ProbeOptions
 
 from .clients import SDK_REFERENCES, client_argv
-from .conftest import CALL, REFERENCE, RUN
+from .conftest import CALL, RECORDED_PORTS, REFERENCE, RUN
+
+pytestmark = RECORDED_PORTS
 
 
 def statuses(report: dict[str, object] | object) -> list[tuple[str, str]]:

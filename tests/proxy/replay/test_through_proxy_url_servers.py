@@ -15,7 +15,9 @@ from backchannel.proxy.replay.through_proxy import rerun
 from backchannel.recordings import load
 from backchannel.recordings.shapes import UrlServers
 
-from .conftest import REFERENCE, ROOT
+from .conftest import RECORDED_PORTS, REFERENCE, ROOT
+
+pytestmark = RECORDED_PORTS
 
 CONTRACT_CLIENT = [sys.executable, str(ROOT / "tests" / "clients" / "contract_client.py"), "{url}"]
 
