@@ -16,6 +16,8 @@ from functools import cache
 from importlib.metadata import entry_points
 from types import ModuleType
 
+from backchannel.recordings.errors import UserError
+
 from .model import Check, CheckFn, Level
 
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -26,7 +28,7 @@ _REGISTRY: dict[str, Check] = {}  # every check registered so far, from any pack
 _BY_PACKAGE: dict[str, tuple[str, tuple[str, ...]]] = {}  # loaded package -> (its scenario name, its check ids)
 
 
-class ScenarioError(Exception):
+class ScenarioError(UserError):
     """A scenario package that cannot be loaded; the message names the package and what is wrong."""
 
 

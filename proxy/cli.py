@@ -1,86 +1,45 @@
 """The `backchannel` command line: parse, call one library function, render, set the exit code.
 
 Each command that does more than a few lines lives beside the library it drives (proxy/check, proxy/record,
-proxy/replay, proxy/judging ...); this module registers them, keeps the small ones, and holds the entry point.
+proxy/replay, proxy/judging ...); this module names every command, keeps the smallest, and holds the entry point.
+
+A run imports only the module of the command it names: `backchannel judge` or `show` need the oracle and the
+recordings, not mitmproxy, the scenario packages and the proxy launcher that `check` and `record` load, and start in
+a third of the time (docs/benchmarks.md). `backchannel --help`, and a name that is no command, build the whole app.
 """
 
 from __future__ import annotations
 
-import time
+import importlib
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from backchannel.oracle import all_checks
-from backchannel.proxy.bridge.command import bridge_command
-from backchannel.proxy.check.command import check
-from backchannel.proxy.check.scenario_flags import BROKEN_SCENARIOS, with_scenario_options
-from backchannel.proxy.cli_options import scenario_names_help
 from backchannel.proxy.cli_output import USER_ERRORS, err_console, fail, out_console
-from backchannel.proxy.endpoint.tools import EndpointConfig
-from backchannel.proxy.explore.command import explore_command
-from backchannel.proxy.judging.command import judge_command, merge_reports_command
-from backchannel.proxy.matrix.command import matrix_command
-from backchannel.proxy.record.command import record
-from backchannel.proxy.replay.command import replay_command
-from backchannel.proxy.scenarios.base import CheckError
-from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario
-from backchannel.proxy.share.bug_report import bug_report_command
-from backchannel.proxy.share.export import export_command
-from backchannel.proxy.timeline import timeline
-from backchannel.recordings import load, store
-from backchannel.recordings.safe_text import neutralise
 
-app = typer.Typer(
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_show_locals=False,
-    help="Watch and tamper with the channel through which an MCP server talks back to a client.",
-)
+HELP = "Watch and tamper with the channel through which an MCP server talks back to a client."
 
 
-@app.command()
-def serve(
-    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = 0,
-    scenario: Annotated[str, typer.Option(help=scenario_names_help("Which scenario's tools to offer"))] = "default",
-) -> None:
-    """Serve the scripted MCP endpoint on 127.0.0.1 and print its URL; Ctrl-C stops it."""
-    from backchannel.proxy.endpoint.server import start_endpoint
+@dataclass(frozen=True)
+class Command:
+    """Where a command's function lives, imported when the command is built; and typer's context settings."""
 
-    try:
-        tools = get_scenario(scenario).tools
-    except CheckError as exc:
-        raise fail(str(exc)) from exc
-    try:
-        running = start_endpoint(EndpointConfig(tools=tools), port=port)
-    except OSError as exc:
-        raise fail(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
-    out_console.print(running.url, markup=False)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        running.stop()
+    module: str
+    function: str
+    context_settings: dict[str, Any] = field(default_factory=dict)
+
+    def load(self) -> Callable[..., None]:
+        return getattr(importlib.import_module(self.module), self.function)  # type: ignore[no-any-return]
 
 
-app.command("record", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(record)
-app.command("check")(with_scenario_options(check))
-app.command("replay")(replay_command)
-app.command("matrix")(matrix_command)
-app.command("export")(export_command)
-app.command("bug-report")(bug_report_command)
-app.command("explore")(explore_command)
-app.command("bridge")(bridge_command)
-app.command("judge")(judge_command)
-app.command("merge-reports")(merge_reports_command)
-
-
-@app.command("checks")
 def list_checks() -> None:
     """List every check: id, scenario, level, title."""
+    from backchannel.oracle import all_checks
+
     try:
         for item in all_checks().values():
             out_console.print(f"{item.id}  [{item.scenario}] {item.level}  {item.title}", markup=False)
@@ -88,31 +47,12 @@ def list_checks() -> None:
         raise fail(str(exc)) from exc
 
 
-@app.command("scenarios")
-def list_scenarios(
-    name: Annotated[str | None, typer.Argument(help="A scenario: print its options and contract.")] = None,
-) -> None:
-    """List every scenario (the names check, serve and record take), or show one scenario's options and contract."""
-    try:
-        if name is None:
-            for scenario in all_scenarios().values():
-                out_console.print(f"{scenario.name}  [{scenario.side}] {scenario.description}", markup=False)
-            return
-        scenario = get_scenario(name)
-    except USER_ERRORS as exc:
-        raise fail(str(exc)) from exc
-    checks = [c.id for c in all_checks().values() if scenario.name in (c.scenario, *c.also)]
-    lines = [f"{scenario.name}: {scenario.description}", f"tools: {', '.join(t.name for t in scenario.tools) or '-'}"]
-    lines += [f"checks: {', '.join(checks) or '-'}"]
-    lines += [f"option {o.flag} (default {o.default!r}): {o.help}" for o in scenario.options]
-    if scenario.contract:
-        lines += ["", scenario.contract.rstrip()]
-    out_console.print("\n".join(lines), markup=False)
-
-
-@app.command()
 def show(recording: Annotated[Path, typer.Argument(help="A .sqlite recording.")]) -> None:
     """Print a recording as a timeline: runs, messages (mutations marked), SSE items, terminal output."""
+    from backchannel.proxy.timeline import timeline
+    from backchannel.recordings import load
+    from backchannel.recordings.safe_text import neutralise
+
     try:
         rec = load(recording)
     except USER_ERRORS as exc:
@@ -121,9 +61,11 @@ def show(recording: Annotated[Path, typer.Argument(help="A .sqlite recording.")]
         out_console.print(text, style=style or None, markup=False)
 
 
-@app.command()
 def upgrade(recording: Annotated[Path, typer.Argument(help="A recording in an older format.")]) -> None:
     """Bring a recording written by an older backchannel up to this tool's format (a checked copy, swapped in)."""
+    from backchannel.recordings import store
+    from backchannel.recordings.safe_text import neutralise
+
     try:
         applied = store.upgrade(recording)
     except USER_ERRORS as exc:
@@ -134,10 +76,65 @@ def upgrade(recording: Annotated[Path, typer.Argument(help="A recording in an ol
     )
 
 
+HERE = __name__  # the small commands above (`python -m backchannel.proxy.cli` runs this module as __main__)
+EXTRA_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}  # `record ... -- CLIENT ARGV`
+
+# every command, in the order `backchannel --help` lists them
+COMMANDS: dict[str, Command] = {
+    "serve": Command("backchannel.proxy.scenarios.command", "serve_command"),
+    "record": Command("backchannel.proxy.record.command", "record", EXTRA_ARGS),
+    "check": Command("backchannel.proxy.check.command", "check_command"),
+    "replay": Command("backchannel.proxy.replay.command", "replay_command"),
+    "matrix": Command("backchannel.proxy.matrix.command", "matrix_command"),
+    "export": Command("backchannel.proxy.share.export", "export_command"),
+    "bug-report": Command("backchannel.proxy.share.bug_report", "bug_report_command"),
+    "explore": Command("backchannel.proxy.explore.command", "explore_command"),
+    "bridge": Command("backchannel.proxy.bridge.command", "bridge_command"),
+    "judge": Command("backchannel.proxy.judging.command", "judge_command"),
+    "merge-reports": Command("backchannel.proxy.judging.command", "merge_reports_command"),
+    "checks": Command(HERE, "list_checks"),
+    "scenarios": Command("backchannel.proxy.scenarios.command", "scenarios_command"),
+    "show": Command(HERE, "show"),
+    "upgrade": Command(HERE, "upgrade"),
+}
+
+
+def _as_group() -> None:
+    """(A group's callback: with one command registered, typer would otherwise run it without its name.)"""
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The CLI with every command, or with only the one named (the rest are never imported)."""
+    built = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_show_locals=False, help=HELP)
+    for name, command in COMMANDS.items():
+        if only in (None, name):
+            built.command(name, context_settings=command.context_settings or None)(command.load())
+    if only is not None:
+        built.callback()(_as_group)
+    return built
+
+
+def broken_scenarios() -> list[str]:
+    """Why the scenario packages could not be listed when `check` was built with their flags (scenario_flags.py)."""
+    from backchannel.proxy.check import scenario_flags
+
+    return list(scenario_flags.BROKEN_SCENARIOS)
+
+
+def __getattr__(name: str) -> typer.Typer:
+    if name == "app":  # the whole app, for tests and tools that walk every command
+        return build_app()
+    raise AttributeError(name)
+
+
 def main() -> None:
     """Entry point of the `backchannel` script."""
-    if BROKEN_SCENARIOS:
-        err_console.print(f"backchannel: {BROKEN_SCENARIOS[0]}", markup=False)
+    named = sys.argv[1] if len(sys.argv) > 1 else None
+    only = named if named in COMMANDS else None
+    app = build_app(only)
+    # `check` offers every scenario's flags: without them it would be another command; the rest run regardless
+    if only in (None, "check") and (broken := broken_scenarios()):
+        err_console.print(f"backchannel: {broken[0]}", markup=False)
         raise SystemExit(2)
     app(prog_name="backchannel")
 

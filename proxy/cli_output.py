@@ -6,33 +6,23 @@ tool's own error tree and OSError) and says in one line what happened, to what, 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.console import Console
 
-from backchannel.addons.plan import PlanError
-from backchannel.oracle.model import Report
-from backchannel.oracle.registry import ScenarioError
-from backchannel.oracle.render import render
-from backchannel.proxy.replay.session import ReplayError
-from backchannel.proxy.run.capture import CaptureError
-from backchannel.proxy.run.launcher import ProxyError
-from backchannel.proxy.scenarios.base import CheckError
-from backchannel.recordings.errors import RecordingError
+from backchannel.recordings.errors import UserError
 from backchannel.recordings.safe_text import neutralise
+
+if TYPE_CHECKING:
+    from backchannel.oracle.model import Report
 
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
-USER_ERRORS = (
-    RecordingError,
-    CaptureError,
-    ProxyError,
-    PlanError,
-    CheckError,
-    ScenarioError,
-    ReplayError,
-    OSError,
-)
+# every package's own errors share the root UserError (recordings/errors.py): RecordingError, CaptureError,
+# ProxyError, PlanError, CheckError, ScenarioError, ReplayError; so catching them here imports none of the packages
+USER_ERRORS = (UserError, OSError)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -43,6 +33,8 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 def render_and_exit(report: Report, fmt: str) -> None:
     """Print the report in `fmt` on stdout and end with its exit code."""
+    from backchannel.oracle.render import render
+
     out_console.file.write(render(report, fmt))
     out_console.file.flush()
     raise typer.Exit(report.exit_code)

@@ -21,10 +21,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
+from backchannel.recordings.errors import UserError
 from backchannel.recordings.mutation_records import MutationRecord
 
 
-class PlanError(ValueError):
+class PlanError(UserError, ValueError):
     """A plan that cannot be applied; the message names the mutation and the field."""
 
 

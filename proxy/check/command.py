@@ -42,7 +42,7 @@ from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario
 from backchannel.recordings import load
 from backchannel.recordings.safe_text import neutralise
 
-from .scenario_flags import settings_for
+from .scenario_flags import settings_for, with_scenario_options
 
 CLIENT_DEFAULT = "mrtr-provenance"
 SERVER_DEFAULT = "elicitation-sep1036-url-mode"
@@ -187,3 +187,7 @@ def check(
         err_console.print(f"backchannel: {neutralise(warning)}", style="dim", markup=False)
     err_console.print(f"recording: {path}  (re-judge with: backchannel judge {path})", style="dim", markup=False)
     render_and_exit(report, fmt)
+
+
+# the command as the CLI registers it: with the flags every scenario declares (scenario_flags.py)
+check_command = with_scenario_options(check)

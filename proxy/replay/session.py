@@ -8,12 +8,12 @@ from pathlib import Path
 from backchannel.proxy.replay.app import AnomalySink, ReplayApp, RunningReplay, start_replay
 from backchannel.proxy.replay.script import Ledger, Side, pick_run, script_of
 from backchannel.recordings import load
-from backchannel.recordings.errors import RecordingError
+from backchannel.recordings.errors import RecordingError, UserError
 from backchannel.recordings.model import Recording, Run
 from backchannel.recordings.safe_text import neutralise
 
 
-class ReplayError(Exception):
+class ReplayError(UserError):
     """The recording cannot be replayed as asked (unreadable, or no such run); the message says why, on one line."""
 
 

@@ -25,7 +25,7 @@ from backchannel.proxy.run.launcher import CAPTURE_MARKER_VAR, RunningProxy, Web
 from backchannel.proxy.run.placeholders import McpConfigOptions, expand
 from backchannel.proxy.run.tty import Snapshot, TtyOptions
 from backchannel.recordings import redact, store
-from backchannel.recordings.errors import RecordingError
+from backchannel.recordings.errors import RecordingError, UserError
 from backchannel.recordings.meta import MetaValue, ProxyStartup, RecordingInfo
 from backchannel.recordings.model import Recording
 from backchannel.recordings.reader import load
@@ -43,7 +43,7 @@ from backchannel.recordings.rows import (
 from backchannel.recordings.shapes import Fact, RunDetail
 
 
-class CaptureError(Exception):
+class CaptureError(UserError):
     """The capture could not start or go on; the message says what and what to do next."""
 
 

@@ -19,12 +19,13 @@ from typing import Protocol
 from backchannel.addons import entry, stopping
 from backchannel.addons.session import Limits, limit_options, origin_of
 from backchannel.recordings import redact
+from backchannel.recordings.errors import UserError
 
 READY_MARKER = entry.READY_MARKER
 START_TIMEOUT = 30.0
 
 
-class ProxyError(Exception):
+class ProxyError(UserError):
     """mitmdump could not be started or stopped; the message says why and what to do."""
 
 

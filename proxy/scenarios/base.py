@@ -18,6 +18,7 @@ from backchannel.proxy.endpoint.tools import EndpointConfig, ToolSet, ToolSpec
 from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.run.placeholders import McpConfigOptions, names_the_server
 from backchannel.proxy.run.tty import TtyOptions
+from backchannel.recordings.errors import UserError
 from backchannel.recordings.redact import DEFAULT_POLICY, Policy
 from backchannel.recordings.shapes import Invocation, ProbeOptions
 
@@ -38,7 +39,7 @@ def server_url_problem(url: str) -> str | None:
     return None if host else "it names no host"
 
 
-class CheckError(Exception):
+class CheckError(UserError):
     """A scenario refused to run or could not go on; the message says why and what to do."""
 
 

@@ -1,4 +1,8 @@
-"""The command line as a whole: every command registered answers --help, and a broken scenario stops them all."""
+"""The command line as a whole: every command registered answers --help, a run builds only the command it names,
+and a broken scenario package stops every command that offers the scenarios' flags."""
+
+import subprocess
+import sys
 
 import pytest
 import typer.main
@@ -20,10 +24,43 @@ def test_every_command_is_registered_in_order_and_answers_help():
         assert CliRunner().invoke(cli.app, [name, "--help"]).exit_code == 0, name
 
 
-def test_a_scenario_package_that_cannot_be_listed_makes_every_command_exit_2_saying_why(monkeypatch, capsys):
+@pytest.mark.parametrize("name", COMMANDS.split())
+def test_a_command_built_alone_has_the_same_help_as_in_the_whole_app(name):
+    alone = CliRunner().invoke(cli.build_app(name), [name, "--help"], prog_name="backchannel")
+    whole = CliRunner().invoke(cli.app, [name, "--help"], prog_name="backchannel")
+    assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)
+
+
+def test_judging_a_recording_imports_neither_mitmproxy_nor_the_scenario_packages(tmp_path):
+    probe = (
+        "import sys; sys.argv = ['backchannel', 'judge', '--help']\n"
+        "from backchannel.proxy import cli\n"
+        "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+        "loaded = [m for m in sys.modules if m.startswith(('mitmproxy', 'backchannel.proxy.scenarios', "
+        "'backchannel.proxy.run', 'backchannel.addons'))]\n"
+        "print(loaded)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("argv", [["check", "--help"], ["--help"]])
+def test_a_scenario_package_that_cannot_be_listed_makes_check_and_the_whole_list_exit_2_saying_why(
+    monkeypatch, capsys, argv
+):
     monkeypatch.setattr(scenario_flags, "BROKEN_SCENARIOS", ["scenario x declares --a twice"])
-    monkeypatch.setattr(cli, "BROKEN_SCENARIOS", scenario_flags.BROKEN_SCENARIOS)
+    monkeypatch.setattr(sys, "argv", ["backchannel", *argv])
     with pytest.raises(SystemExit) as done:
         cli.main()
     assert done.value.code == 2
     assert capsys.readouterr().err == "backchannel: scenario x declares --a twice\n"
+
+
+def test_a_command_that_reads_recordings_still_runs_beside_a_broken_scenario_package(monkeypatch, capsys):
+    monkeypatch.setattr(scenario_flags, "BROKEN_SCENARIOS", ["scenario x declares --a twice"])
+    monkeypatch.setattr(sys, "argv", ["backchannel", "checks"])
+    with pytest.raises(SystemExit) as done:
+        cli.main()
+    assert done.value.code == 0
+    assert "mrtr-provenance-input-requests" in capsys.readouterr().out

@@ -96,11 +96,13 @@ def test_a_scenario_defined_only_under_tests_is_discovered_run_end_to_end_and_ju
     assert json.loads(rejudged.stdout)["results"][0]["status"] == "PASS"
 
 
-def test_a_broken_extra_scenario_package_is_one_clear_line_for_every_command():
-    done = _cli("checks", extra="no_such_package_anywhere")
+@pytest.mark.parametrize(("command", "side"), [("checks", "oracle"), ("check", "proxy")])
+def test_a_broken_extra_scenario_package_is_one_clear_line_for_every_command(command: str, side: str):
+    # each command names the side it needed: `checks` lists the oracle's checks, `check` offers the proxy's flags
+    done = _cli(command, extra="no_such_package_anywhere")
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "backchannel: cannot import scenario package no_such_package_anywhere.proxy: "
+        f"backchannel: cannot import scenario package no_such_package_anywhere.{side}: "
         "No module named 'no_such_package_anywhere'"
     ]
 
