@@ -3,7 +3,11 @@ hold,, and a notification; plus the committed references, by name."""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +30,32 @@ RUN = "a1b2c3d4e5f6"
 T0 = 1_800_000_000.0
 
 # Replaying a recording through the proxy opens its URL servers again on their recorded ports (the replayed pages
-# name them). Two replays of one recording at once, on two xdist workers, race for those ports and one records
-# `replay-url-server-unavailable`; the modules that replay through the proxy share one group, so they run one after
-# another on one worker (addopts: --dist loadgroup).
-RECORDED_PORTS = pytest.mark.xdist_group("replay-recorded-ports")
+# name them). Two replays of one recording at once (two xdist workers, or two suites on one machine) race for those
+# ports and one records `replay-url-server-unavailable`; the modules that replay through the proxy take turns.
+# (Not xdist_group: under pytest 9, pytest-xdist 3.8's loadgroup no longer tags the node ids, so groups are ignored.)
+RECORDED_PORTS = pytest.mark.usefixtures("recorded_ports")
+PORTS_LOCK = Path(tempfile.gettempdir()) / "backchannel-tests-recorded-ports.lock"  # machine-wide, like the ports
+PORTS_WAIT_S = 600.0
+
+
+@pytest.fixture
+def recorded_ports() -> Iterator[None]:
+    """Hold the machine-wide lock on the recorded URL-server ports for one test (waiting at most PORTS_WAIT_S)."""
+    with open(PORTS_LOCK, "a+b") as handle:
+        deadline = time.monotonic() + PORTS_WAIT_S
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                # flock has no timeout of its own: a short poll keeps the wait bounded (the holder is one test)
+                if time.monotonic() > deadline:
+                    pytest.fail(f"waited {PORTS_WAIT_S:g} s for {PORTS_LOCK}: another test holds the recorded ports")
+                time.sleep(0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def rpc(message: dict[str, object]) -> bytes:
