@@ -47,7 +47,12 @@ def replay_command(
         Path | None, typer.Option(help="Also record the replay through the proxy into this new recording (.sqlite).")
     ] = None,
     speed: Annotated[
-        float, typer.Option(help="Scale recorded waits (SSE keep-alives, holds): 2 is twice as fast, 0 no waiting.")
+        float,
+        typer.Option(
+            help="Scale recorded waits (SSE keep-alives, holds): 2 is twice as fast, 0 no waiting. Each wait lasts at"
+            " most 30 s and one reply's waits together at most 60 s; the rest of a longer stream is sent at once"
+            " (anomaly replay-waits-cut)."
+        ),
     ] = 1.0,
     allow_repeats: Annotated[
         bool,
