@@ -162,11 +162,15 @@ def backchannel_server(request: pytest.FixtureRequest) -> Iterator[str]:
 
 def _replay_recorded(rec: Any, run_id: str, marked: Marked, report: BackchannelReport, out: Path) -> Iterator[str]:
     from backchannel.proxy.replay.through_proxy import proxied_replay
+    from backchannel.recordings.errors import UserError
 
     report.recording = out
-    proxied = report.closing.enter_context(
-        proxied_replay(rec, report.recording, speed=marked.speed, allow_repeats=marked.allow_repeats)
-    )
+    try:
+        proxied = report.closing.enter_context(
+            proxied_replay(rec, report.recording, speed=marked.speed, allow_repeats=marked.allow_repeats)
+        )
+    except UserError as exc:  # the fixture names itself and the recording, never an internal traceback
+        pytest.fail(f"backchannel_server: cannot replay {marked.path.name} through the proxy: {exc}", pytrace=False)
     handle = proxied.handles[run_id]
     proxied.attribute_url_hits(run_id)
     report.closing.callback(proxied.capture.end_run, handle, outcome="pytest")

@@ -35,7 +35,7 @@ def _headers_text(text: str) -> str:
         kept = [(str(n), str(v)) for n, v in pairs]
     except (ValueError, TypeError, RecursionError):
         return "[]"
-    return json.dumps(redact.redact_headers(kept), ensure_ascii=False, separators=(",", ":"))
+    return json_text(redact.redact_headers(kept))
 
 
 def _text_or_bytes(fn: Callable[[bytes | None], bytes | None]) -> Callable[[object], object]:

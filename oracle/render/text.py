@@ -132,7 +132,24 @@ def summary_line(report: Report) -> str:
 
 
 def render_text(report: Report) -> str:
-    """The report as a fixed-width (120 columns) plain-text table followed by details and a summary line."""
+    """The report as plain text: the header line, a fixed-width (120 columns) table, details and a summary line.
+
+    Only the table is laid out to a width; every other line is one logical line, however long (a recording's path
+    in the header, an evidence note), so the same report reads the same whatever the file is called, and a terminal
+    wraps it where it likes."""
+    lines = [clean(_header(report))]
+    lines += _table_lines(report) if report.results else ["No results."]
+    detailed = [r for r in report.results if r.status != "PASS"]
+    if detailed:
+        lines.append("")
+        for result in detailed:
+            lines += details(result)
+    lines += ["", summary_line(report)]
+    return neutralise("\n".join(line.rstrip() for line in "\n".join(lines).splitlines()) + "\n")
+
+
+def _table_lines(report: Report) -> list[str]:
+    """The results table, laid out to WIDTH columns whatever the terminal (or its absence) says."""
     console = Console(
         file=io.StringIO(),  # never the real stdout: its encoding and tty-ness must not change the output
         record=True,
@@ -146,17 +163,5 @@ def render_text(report: Report) -> str:
         soft_wrap=False,
         _environ={},  # COLUMNS, NO_COLOR, FORCE_COLOR, TERM and friends must not change the output either
     )
-    console.print(Text(clean(_header(report))))
-    if report.results:
-        console.print(_table(report))
-    else:
-        console.print(Text("No results."))
-    detailed = [r for r in report.results if r.status != "PASS"]
-    if detailed:
-        console.print(Text(""))
-        for result in detailed:
-            console.print(Text("\n".join(details(result))))
-    console.print(Text(""))
-    console.print(Text(summary_line(report)))
-    text = console.export_text()
-    return neutralise("\n".join(line.rstrip() for line in text.splitlines()) + "\n")
+    console.print(_table(report))
+    return console.export_text().splitlines()

@@ -7,8 +7,10 @@ stdout that is not a message. A server's answer may be pretty-printed JSON; it i
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from json.decoder import scanstring
 from typing import Any
 
 
@@ -42,14 +44,64 @@ def read_line(raw: bytes) -> Incoming | None:
     """The client's line without its line ending; None for a blank line (framing noise, never forwarded).
 
     Bytes that are not JSON (invalid UTF-8, a fragment of a pretty-printed message) are kept as they are: the
-    bridge forwards them anyway, so the endpoint answers them and the recording shows them."""
+    bridge forwards them anyway, so the endpoint answers them and the recording shows them. A line that is JSON
+    once its invalid UTF-8 is replaced still names its request (`message`, not `parsed`): whatever the upstream
+    makes of its bytes, the request gets its one answer."""
     body = raw.rstrip(b"\r\n")
     if not body.strip():
         return None
     try:
         return Incoming(body, json.loads(body.decode("utf-8")), True)
-    except (UnicodeDecodeError, ValueError, RecursionError):
+    except UnicodeDecodeError:
+        try:
+            return Incoming(body, json.loads(body.decode("utf-8", "replace")))
+        except (ValueError, RecursionError):
+            return Incoming(body)
+    except (ValueError, RecursionError):
         return Incoming(body)
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def top_level_members(prefix: bytes) -> tuple[set[str], str | int | None]:
+    """The member names an object's first bytes show at its top level, and its `id` if one of them (a string or an
+    integer): what is known of a line too long to read whole. A member whose value is cut off by the end of
+    `prefix` is named and ends the reading; ids inside nested values are never taken for the message's own."""
+    text = prefix.decode("utf-8", "replace")
+    decoder = json.JSONDecoder()
+    names: set[str] = set()
+    found: str | int | None = None
+    at = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    if not text.startswith("{", at):
+        return names, None
+    at += 1
+    while True:
+        at = _WS.match(text, at).end()  # type: ignore[union-attr]
+        if not text.startswith('"', at):
+            return names, found
+        try:
+            name, at = scanstring(text, at + 1)
+        except ValueError:
+            return names, found
+        names.add(name)  # named even when its value is cut off: a `"result":` seen is a response
+        at = _WS.match(text, at).end()  # type: ignore[union-attr]
+        if not text.startswith(":", at):
+            return names, found
+        try:
+            value, at = decoder.raw_decode(text, _WS.match(text, at + 1).end())  # type: ignore[union-attr]
+        except (ValueError, RecursionError):
+            return names, found
+        if name == "id" and found is None and _is_id(value):
+            found = value
+        at = _WS.match(text, at).end()  # type: ignore[union-attr]
+        if not text.startswith(",", at):
+            return names, found
+        at += 1
+
+
+def _is_id(value: object) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def to_line(text: str | bytes) -> bytes:

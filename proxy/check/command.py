@@ -89,6 +89,7 @@ def _run(chosen: Scenario, options: CheckOptions, *, replay: Path | None, target
                 stdin=options.stdin,
                 redaction=options.redaction,
                 limits=options.limits,
+                note=lambda line: err_console.print(f"backchannel: {line}", markup=False),
             )
         return chosen.run(options, lambda text: err_console.print(f"· {text}", style="dim", markup=False))
     except (HarnessBroken, Interrupted, KeyboardInterrupt) as exc:  # the recording says why: judge it (ERROR)

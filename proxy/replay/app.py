@@ -21,6 +21,9 @@ from backchannel.proxy.replay.matchers import RequestView
 from backchannel.proxy.replay.script import BODILESS, Ledger, Miss, Served
 
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
+# one reply's recorded waits (its head, then each SSE item), after --speed, at most: each wait is already capped
+# (script.MAX_WAIT_S), but a stream of many items would still hold a client for as long as they add up
+MAX_REPLY_WAIT_S = 60.0
 NO_MATCH = -32600  # invalid request: the replay has nothing recorded for it
 AnomalySink = Callable[[str, str, str], None]  # (run id, kind, detail)
 
@@ -52,7 +55,7 @@ class ReplayApp:
             self._anomaly(
                 run_id, "replay-no-response", f"recorded exchange #{outcome.entry.seq} had no response: {why}"
             )
-        await self._serve(live, outcome, send)
+        await self._serve(run_id, live, outcome, send)
 
     def _run_of(self, path: str) -> str:
         parts = path.split("/")
@@ -83,12 +86,13 @@ class ReplayApp:
         await _head(send, status, (("content-type", "application/json"),), len(payload))
         await send({"type": "http.response.body", "body": payload})
 
-    async def _serve(self, live: RequestView, served: Served, send: Send) -> None:
+    async def _serve(self, run_id: str, live: RequestView, served: Served, send: Send) -> None:
         reply = served.entry.reply
         recorded_ids, live_ids = served.entry.request.rpc_ids, live.rpc_ids
         recorded_id = recorded_ids[0] if len(recorded_ids) == 1 else None
         live_id = live_ids[0] if len(live_ids) == 1 else None
-        await self._wait(reply.head_delay)
+        budget = _WaitBudget(MAX_REPLY_WAIT_S)
+        await self._wait(reply.head_delay, budget)
         if reply.status is None:  # no response was recorded: 502 and no body is the nearest HTTP can say
             await _head(send, 502, (), 0)
             await send({"type": "http.response.body", "body": b""})
@@ -100,14 +104,35 @@ class ReplayApp:
             return
         await _head(send, reply.status, reply.headers, None)
         for item in reply.items:
-            await self._wait(item.delay)
+            await self._wait(item.delay, budget)
             chunk = sse_with_live_id(item.raw, recorded_id, live_id)
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
         await send({"type": "http.response.body", "body": b""})
+        if budget.cut:
+            detail = (
+                f"recorded exchange #{served.entry.seq}: its waits add up to {budget.asked:.1f} s at speed"
+                f" {self.speed:g}; replayed within {budget.limit:g} s, the rest of its items at once"
+            )
+            self._anomaly(run_id, "replay-waits-cut", detail)
 
-    async def _wait(self, seconds: float) -> None:
+    async def _wait(self, seconds: float, budget: _WaitBudget) -> None:
         if self.speed > 0 and seconds > 0:
-            await asyncio.sleep(seconds / self.speed)
+            await asyncio.sleep(budget.take(seconds / self.speed))
+
+
+@dataclass
+class _WaitBudget:
+    """What is left of one reply's waiting time; a wait past it is cut short (and the cut is reported once)."""
+
+    limit: float
+    asked: float = 0.0
+    cut: bool = False
+
+    def take(self, seconds: float) -> float:
+        granted = max(0.0, min(seconds, self.limit - self.asked))
+        self.asked += seconds
+        self.cut = self.cut or granted < seconds
+        return granted
 
 
 async def _read_body(receive: Receive) -> bytes:

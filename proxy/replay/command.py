@@ -13,12 +13,10 @@ from typing import Annotated
 import typer
 
 from backchannel.proxy.judging.keep import keep_report
-from backchannel.proxy.replay.session import ReplayError, choose_run, load_recording, serve
+from backchannel.proxy.replay.session import choose_run, load_recording, serve
 from backchannel.proxy.replay.through_proxy import proxied_replay
-from backchannel.proxy.run.capture import CaptureError
 from backchannel.proxy.run.guard import Interrupted
-from backchannel.proxy.run.launcher import ProxyError
-from backchannel.recordings.errors import RecordingError
+from backchannel.recordings.errors import UserError
 from backchannel.recordings.safe_text import neutralise
 
 
@@ -49,7 +47,12 @@ def replay_command(
         Path | None, typer.Option(help="Also record the replay through the proxy into this new recording (.sqlite).")
     ] = None,
     speed: Annotated[
-        float, typer.Option(help="Scale recorded waits (SSE keep-alives, holds): 2 is twice as fast, 0 no waiting.")
+        float,
+        typer.Option(
+            help="Scale recorded waits (SSE keep-alives, holds): 2 is twice as fast, 0 no waiting. Each wait lasts at"
+            " most 30 s and one reply's waits together at most 60 s; the rest of a longer stream is sent at once"
+            " (anomaly replay-waits-cut)."
+        ),
     ] = 1.0,
     allow_repeats: Annotated[
         bool,
@@ -83,6 +86,8 @@ def replay_command(
             raise _fail("--port applies without --out; with --out the proxy picks its own port")
         with proxied_replay(rec, out, speed=speed, allow_repeats=allow_repeats) as proxied:
             proxied.attribute_url_hits(chosen.id)
+            for line in proxied.unappliable:
+                _note(line)
             try:
                 print(proxied.handles[chosen.id].url, flush=True)
                 _note(f"replaying run {chosen.name} ({chosen.id}) of {file} through the proxy into {out}")
@@ -94,5 +99,5 @@ def replay_command(
         if warning is not None:
             _note(warning)
         print(f"closed {out}; judge it with: backchannel judge {out}", file=sys.stderr)
-    except (ReplayError, RecordingError, CaptureError, ProxyError) as exc:
+    except UserError as exc:  # every package's own errors (recordings/errors.py): one line, never a traceback
         raise _fail(str(exc)) from exc

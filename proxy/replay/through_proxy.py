@@ -11,7 +11,7 @@ import http.client
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +20,7 @@ from backchannel.addons.session import Limits
 from backchannel.oracle.judge import scenarios_of
 from backchannel.proxy.replay.app import RunningReplay
 from backchannel.proxy.replay.session import ReplayError, load_recording, serve
-from backchannel.proxy.run.capture import Capture, CaptureError, RunHandle
+from backchannel.proxy.run.capture import Capture, CaptureError, RunHandle, plan_problem
 from backchannel.proxy.run.url_servers import UrlServer
 from backchannel.proxy.scenarios.registry import side_of
 from backchannel.recordings.meta import MetaValue
@@ -38,6 +38,7 @@ class ProxiedReplay:
     replay: RunningReplay
     handles: dict[str, RunHandle] = field(default_factory=dict)  # recorded run id -> its run in the new recording
     url_servers: list[UrlServer] = field(default_factory=list)
+    unappliable: list[str] = field(default_factory=list)  # one line for each run whose stored plan does not parse
 
     def attribute_url_hits(self, run_id: str) -> None:
         """Hits on the URL servers from now on belong to this (recorded) run's new run."""
@@ -88,8 +89,9 @@ def proxied_replay(
                     scenario=run.scenario,
                     upstream=replay.run_url(run.id),
                     facts=run.detail.facts,
+                    stored=True,  # a plan that no longer parses is refused run by run (invalid-plan), as in check
                 )
-            proxied = ProxiedReplay(capture, replay, handles)
+            proxied = ProxiedReplay(capture, replay, handles, unappliable=unappliable_plans(rec))
             with ExitStack() as servers:
                 for server in _url_servers(rec, capture):
                     servers.callback(server.stop)
@@ -99,6 +101,16 @@ def proxied_replay(
         raise ReplayError(str(exc)) from exc
     finally:
         replay.stop()
+
+
+def unappliable_plans(rec: Recording) -> list[str]:
+    """One line for each recorded run whose stored plan does not parse: the replay refuses its requests."""
+    return [
+        f"run {run.name} ({run.id}): its stored plan does not parse ({problem}); the replay answers each of its"
+        " requests with an error and records invalid-plan"
+        for run in rec.runs
+        if (problem := plan_problem(run.plan)) is not None
+    ]
 
 
 def _url_servers(rec: Recording, capture: Capture) -> Iterator[UrlServer]:
@@ -207,6 +219,7 @@ def rerun(
     allow_repeats: bool = True,
     redaction: Policy = DEFAULT_POLICY,
     limits: Limits | None = None,
+    note: Callable[[str], None] = lambda _line: None,
 ) -> Path:
     """Re-run a recorded scenario against a replay of its server side, into a new recording at `out`.
 
@@ -215,7 +228,8 @@ def rerun(
     run, the harness's requests re-sent. With only `client`, a run whose argv never named its URL (a
     discovery help probe) is carried over as recorded. `stdin` defaults to the recorded `--stdin`. Recorded waits
     are scaled by `speed` (0: none); a reply may be served again (`allow_repeats`), as a live server would answer a
-    repeated call. Returns `out`, ready for `judge`.
+    repeated call. A run whose stored plan no longer parses is run too, its requests refused (`invalid-plan`),
+    and `note` gets one line for it. Returns `out`, ready for `judge`.
 
     Raises:
         ReplayError: the file is unreadable, holds nothing to replay, or the capture could not start.
@@ -234,6 +248,8 @@ def rerun(
     with proxied_replay(
         rec, out, speed=speed, allow_repeats=allow_repeats, redaction=redaction, limits=limits
     ) as proxied:
+        for line in proxied.unappliable:  # said once, up front; the new recording keeps each as invalid-plan
+            note(line)
         for run in rec.runs:
             handle = proxied.handles[run.id]
             proxied.attribute_url_hits(run.id)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from backchannel.addons.plan import parse_plan
+from backchannel.addons.plan import PlanError, parse_plan
 from backchannel.addons.session import Limits
 from backchannel.proxy.endpoint.server import RunningEndpoint, start_endpoint
 from backchannel.proxy.endpoint.tools import EndpointConfig
@@ -53,6 +53,15 @@ class UpstreamDown(CaptureError):
 
 class HarnessBroken(CaptureError):
     """The proxy died under the capture: the recording is finalised and judging it says ERROR, with why."""
+
+
+def plan_problem(plan: Mapping[str, Any] | None) -> str | None:
+    """Why a plan read back from a recording cannot be applied (it does not parse), or None when it can."""
+    try:
+        parse_plan(dict(plan or {}))
+    except PlanError as exc:
+        return str(exc)
+    return None
 
 
 MAX_OUTPUT = 8 * 1024 * 1024  # terminal bytes kept per run and stream; past it, an `output-limit` anomaly
@@ -217,13 +226,18 @@ class Capture:
         upstream: str | None = None,
         argv: Sequence[str] | None = None,
         facts: Mapping[str, Fact] | None = None,
+        stored: bool = False,
     ) -> RunHandle:
         """Register a run (its plan validated first) and commit it before any client can reach its URL.
 
-        `facts` are the scenario's own facts about the run, kept in its detail beside its URL."""
+        `facts` are the scenario's own facts about the run, kept in its detail beside its URL. A `stored` plan was
+        read back from a recording (a replay applies it again): it is registered as it is, even when it no longer
+        parses, and the proxy then refuses that run's requests with an `invalid-plan` anomaly (addons/session.py),
+        as it does for any run whose stored plan does not parse; `plan_problem` says so beforehand."""
         assert self.writer is not None and self.proxy is not None and self.upstream is not None
         self.check_proxy()
-        parse_plan(plan or {})
+        if not stored:
+            parse_plan(plan or {})
         run_id = secrets.token_hex(6)
         target = upstream or self.upstream
         self._ordinal += 1

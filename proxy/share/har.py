@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import warnings
 from collections.abc import Sequence
@@ -9,6 +10,7 @@ from typing import Any
 
 from mitmproxy import http
 
+from backchannel.recordings.json_form import escape_surrogates
 from backchannel.recordings.safe_text import neutralise_json
 
 CREATOR_COMMENT = "exported by backchannel: each exchange as the client saw it, redacted"
@@ -25,6 +27,7 @@ def har_document(flows: Sequence[http.HTTPFlow]) -> dict[str, Any]:
     document: dict[str, Any] = SaveHar().make_har(flows)
     document["log"]["comment"] = CREATOR_COMMENT
     for made, entry in zip(flows, document["log"]["entries"], strict=True):
+        _binary_as_base64(made, entry)
         if made.comment:
             entry["comment"] = made.comment
         if made.marked:
@@ -34,6 +37,22 @@ def har_document(flows: Sequence[http.HTTPFlow]) -> dict[str, Any]:
     return document
 
 
+def _binary_as_base64(made: http.HTTPFlow, entry: dict[str, Any]) -> None:
+    """A response body that is not UTF-8 goes in base64 with `"encoding": "base64"`, as HAR 1.2 carries binary
+    content, whatever its Content-Type claims (a text type with invalid bytes would otherwise be decoded lossily)."""
+    raw = made.response.raw_content if made.response is not None else None
+    if not raw:
+        return
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        content = entry["response"]["content"]
+        content["text"] = base64.b64encode(raw).decode("ascii")
+        content["encoding"] = "base64"
+
+
 def har_text(flows: Sequence[http.HTTPFlow]) -> str:
-    # bidi and C1 characters escaped, so a viewer or editor opening the file shows them instead of acting on them
-    return neutralise_json(json.dumps(har_document(flows), indent=2, ensure_ascii=False)) + "\n"
+    # bidi and C1 characters escaped, so a viewer or editor opening the file shows them instead of acting on them;
+    # a lone surrogate (a hostile recording's header) stays an escape, so the file is always UTF-8 JSON
+    text = json.dumps(har_document(flows), indent=2, ensure_ascii=False)
+    return neutralise_json(escape_surrogates(text)) + "\n"

@@ -92,6 +92,31 @@ def test_a_request_the_fixture_does_not_hold_is_an_error_for_the_client_and_a_re
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_a_fixture_whose_stored_plan_does_not_parse_refuses_that_runs_requests_and_reports_invalid_plan(
+    tmp_path: Path,
+):
+    import shutil
+    import sqlite3
+
+    fixture = tmp_path / "broken-plan.sqlite"
+    shutil.copyfile(REFERENCE / "mrtr-provenance-py-sdk.sqlite", fixture)
+    with sqlite3.connect(fixture) as db:
+        db.execute("UPDATE runs SET plan = ? WHERE name = 'absent'", ('{"mutations":[{"kind":"no-such-kind"}]}',))
+    db.close()
+    result = run_pytest(
+        tmp_path,
+        f"""
+        @pytest.mark.backchannel({str(fixture)!r}, run="absent")
+        def test_client(backchannel_server, backchannel_report):
+            out = subprocess.run([*DRIVER, backchannel_server], capture_output=True, text=True, timeout=60)
+            assert out.returncode != 0  # answered with an error, not left waiting
+            (found,) = backchannel_report.anomalies("invalid-plan")
+            assert "no-such-kind" in found
+        """,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_a_missing_fixture_fails_the_test_saying_how_to_record_it(tmp_path: Path):
     result = run_pytest(
         tmp_path,

@@ -11,6 +11,7 @@ from backchannel.oracle import harness
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.terminal import TTY, Sighting, chunks, first_sighting, plain, screens_in, stream_names
 from backchannel.recordings.model import Message, Recording, Run
+from backchannel.recordings.shapes import ProbeOptions
 
 from . import SCENARIO as SCENARIO  # re-exported: checks import the name with the facts
 
@@ -147,6 +148,23 @@ def sighting_evidence(sighting: Sighting, run: Run, note: str) -> Evidence:
     )
 
 
+def no_user_step(rec: Recording, run: Run) -> bool:
+    """True when the recording shows the run had no way to hear from a user: nothing typed at a prompt (no
+    `answered` screen, under --tty or piped --answer) and nothing given on stdin. Then any answer the client sent
+    was its own, so there is no consent to order an open or a sighting against: the timing band (AMBIGUOUS_S) is
+    for a real user step that lies close to another event, never for the absence of one. False when it cannot be
+    told (a recording that does not say how its check was run)."""
+    options = ProbeOptions.read(rec.meta)
+    if options is None:
+        return False
+    if options.stdin:
+        return False
+    return not any(s.reason == "answered" for s in screens_in(rec, run.id))
+
+
+NO_USER_STEP = "no user step at all (nothing typed at a prompt, nothing on stdin): the answer was the client's own"
+
+
 def seen_before_answer(rec: Recording, run: Run, found: Elicitation, text: str, what: str) -> Finding:
     """PASS when `text` reached the terminal before the answer left; FAIL when never, or clearly after; WARN when
     the two are too close to order (a person judges, with both pieces of evidence)."""
@@ -171,7 +189,7 @@ def seen_before_answer(rec: Recording, run: Run, found: Elicitation, text: str, 
     if sighting.t is None or answer_t is None or sighting.t <= answer_t:
         return Finding.passed(f"{what} was shown before the answer ({found.action}) left", shown, answered, run=run.id)
     late = sighting.t - answer_t
-    if late <= AMBIGUOUS_S:
+    if late <= AMBIGUOUS_S and not no_user_step(rec, run):
         return Finding.warned(
             f"{what} was shown {late * 1000:.0f} ms after the answer left: too close to order (a person judges)",
             shown,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 import sys
@@ -87,10 +88,30 @@ def test_the_header_names_versions_recording_and_scenarios() -> None:
     )
 
 
-def test_no_line_is_wider_than_the_fixed_width_or_ends_in_spaces() -> None:
+def test_no_table_line_is_wider_than_the_fixed_width_and_no_line_ends_in_spaces() -> None:
     for line in render_text(sample_report()).splitlines():
-        assert len(line) <= WIDTH
         assert line == line.rstrip()
+        if line[:1] in "┏┃┡│└":
+            assert len(line) <= WIDTH
+
+
+def test_a_long_recording_name_stays_on_the_header_line_and_changes_nothing_else() -> None:
+    """Only the table is laid out to a width: the same report under another file name differs in its first line
+    alone, which is the whole header however long (pipes and files get one logical line per line)."""
+    short = render_text(sample_report()).splitlines()
+    name = "a-recording-whose-name-alone-is-longer-than-any-terminal-" + "x" * 150 + ".sqlite"
+    long = render_text(dataclasses.replace(sample_report(), recording=name)).splitlines()
+    assert len(long) == len(short) and long[1:] == short[1:]
+    assert long[0].endswith(f"recording {name} (format 3, nonce n0nce); scenarios: provenance, mrtr")
+
+
+def test_a_long_evidence_note_is_one_line_of_the_details() -> None:
+    note = "the URL the client showed, whole: https://example.test/" + "segment/" * 30
+    report = sample_report()
+    failing = next(r for r in report.results if r.status == "FAIL")
+    longer = dataclasses.replace(failing, evidence=(Evidence(kind="message", seq=3, note=note),))
+    out = render_text(dataclasses.replace(report, results=(longer,)))
+    assert f"  - message #3: {note}" in out.splitlines()
 
 
 def test_server_chosen_control_characters_are_shown_escaped_never_sent_to_the_terminal() -> None:

@@ -16,7 +16,15 @@ from typing import IO, Any
 import pytest
 
 from backchannel.oracle.bridge import bridge_made_headers, bridged_by
-from backchannel.proxy.bridge.command import run_bridge, standalone_argv, stdio_argv
+from backchannel.proxy.bridge.command import (
+    TooLong,
+    bounded_lines,
+    refuse_too_long,
+    run_bridge,
+    standalone_argv,
+    stdio_argv,
+)
+from backchannel.proxy.bridge.forwarder import LineWriter
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.scenarios.default.endpoint import TOOLS as DEFAULT_TOOLS
@@ -122,6 +130,77 @@ def test_bad_lines_never_crash_the_bridge_and_a_good_line_after_them_is_answered
     assert [a["id"] for a in answers if "result" in a] == [4]
     assert {a["id"] for a in answers if "error" in a} <= {3}  # only errors that carry an id come back
     assert b"Parse error" in err
+
+
+@pytest.mark.live
+def test_a_request_line_with_invalid_utf8_gets_exactly_one_answer_for_its_id(endpoint):
+    line = b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "caf\xe9", "arguments": {}}}\n'
+    out = io.BytesIO()
+    assert run_bridge(endpoint.url, io.BytesIO(line), out, drain=WAIT_S, log=lambda _: None) == 0
+    answers = lines_of(out.getvalue())
+    assert [a["id"] for a in answers] == [7] and "error" in answers[0]
+
+
+@pytest.mark.live
+def test_a_line_over_the_limit_is_not_forwarded_and_its_request_gets_an_error_for_its_id(endpoint):
+    huge = json.dumps({"jsonrpc": "2.0", "id": "big-1", "method": "tools/call", "params": {"x": "y" * 5000}})
+    logged: list[str] = []
+    out = io.BytesIO()
+    stdin = io.BytesIO(huge.encode() + b"\n" + modern(2, "tools/list"))
+    assert run_bridge(endpoint.url, stdin, out, drain=WAIT_S, log=logged.append, max_line=1000) == 0
+    answers = {a["id"]: a for a in lines_of(out.getvalue())}
+    assert set(answers) == {"big-1", 2}  # the line after the long one is read whole and answered
+    assert answers["big-1"]["error"]["code"] == -32600 and "--max-line" in answers["big-1"]["error"]["message"]
+    assert "result" in answers[2]
+    assert any("over the bridge's limit of 1000" in line for line in logged)
+
+
+def test_reading_a_line_over_the_limit_keeps_only_its_head_and_reads_on_after_it():
+    data = b"a" * 10 + b"\n" + b"{" + b"b" * 300_000 + b"\n" + b"c" * 5
+    got = list(bounded_lines(io.BytesIO(data), 100))
+    assert got[0] == b"a" * 10 + b"\n" and got[2] == b"c" * 5  # an unterminated last line is a line
+    assert isinstance(got[1], TooLong) and got[1].size == 300_002 and len(got[1].head) <= 101
+
+
+def test_a_line_of_exactly_the_limit_is_forwarded_whole():
+    line = b"x" * 100 + b"\n"
+    assert list(bounded_lines(io.BytesIO(line), 100)) == [line]
+
+
+def test_a_response_or_an_idless_line_over_the_limit_is_only_logged():
+    for head in (b'{"jsonrpc":"2.0","id":3,"result":{"a":"', b'{"jsonrpc":"2.0","method":"x","params":"'):
+        out, logged = io.BytesIO(), []
+        refuse_too_long(TooLong(head, 10**8), 1000, LineWriter(out), logged.append)
+        assert out.getvalue() == b"" and "no request id" in logged[0]
+
+
+def test_the_bridges_memory_stays_bounded_by_its_limit_not_by_the_line():
+    """A 200 MB line through bounded_lines: the peak allocation is the limit, a few MB, not the line."""
+    import tracemalloc
+
+    class Endless(io.RawIOBase):  # 200 MB of one line, made as it is read: the test holds none of it
+        def __init__(self) -> None:
+            self.left = 200 * 1024 * 1024
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+            n = min(len(buffer), self.left)
+            buffer[:n] = b"x" * n if n else b""
+            self.left -= n
+            if n and self.left == 0:
+                buffer[n - 1 : n] = b"\n"
+            return n
+
+    tracemalloc.start()
+    try:
+        [line] = list(bounded_lines(io.BufferedReader(Endless(), 1 << 16), 4 * 1024 * 1024))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(line, TooLong) and line.size == 200 * 1024 * 1024
+    assert peak < 16 * 1024 * 1024, peak
 
 
 @pytest.mark.live

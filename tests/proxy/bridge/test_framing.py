@@ -6,7 +6,15 @@ import json
 
 import pytest
 
-from backchannel.proxy.bridge.framing import NotAMessage, SseParser, error_line, read_line, sse_events, to_line
+from backchannel.proxy.bridge.framing import (
+    NotAMessage,
+    SseParser,
+    error_line,
+    read_line,
+    sse_events,
+    to_line,
+    top_level_members,
+)
 
 
 def test_a_single_line_message_is_written_with_its_own_bytes():
@@ -88,3 +96,26 @@ def test_the_bridge_error_for_a_request_is_one_json_rpc_line():
     line = error_line(7, -32603, "no answer\nat all")
     assert line.count(b"\n") == 1
     assert json.loads(line) == {"jsonrpc": "2.0", "id": 7, "error": {"code": -32603, "message": "no answer\nat all"}}
+
+
+def test_a_line_that_is_json_once_its_invalid_utf8_is_replaced_still_names_its_request():
+    got = read_line(b'{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":"\xff"}}\n')
+    assert got is not None and got.request_id == 5 and got.method == "ping"
+    assert not got.parsed and got.raw.endswith(b'"\xff"}}')  # forwarded as the client wrote it
+
+
+@pytest.mark.parametrize(
+    ("head", "names", "request_id"),
+    [
+        (b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"a":"', {"jsonrpc", "id", "method", "params"}, 9),
+        (b'  {"method":"x","id":"s-1","params":[1,2', {"method", "id", "params"}, "s-1"),
+        (b'{"params":{"id":4,"b":"', {"params"}, None),  # an id inside a nested value is not the message's
+        (b'{"jsonrpc":"2.0","id":true,"method":"x"', {"jsonrpc", "id", "method"}, None),
+        (b'{"id":1.5,"method":"x"}', {"id", "method"}, None),
+        (b'[{"id":1}', set(), None),
+        (b"\xff\xfe", set(), None),
+        (b'{"id":3,"result":{"big":"', {"id", "result"}, 3),
+    ],
+)
+def test_the_top_level_members_of_a_cut_line_are_read_without_taking_a_nested_id(head, names, request_id):
+    assert top_level_members(head) == (names, request_id)

@@ -91,6 +91,39 @@ def test_recorded_sse_waits_are_kept_at_speed_one_and_scaled_by_speed(small_reco
             assert low <= arrivals[-1][1] <= high, (speed, arrivals)
 
 
+def test_a_replies_waits_together_are_bounded_and_the_cut_is_an_anomaly(small_recording, monkeypatch):
+    """The stream's two recorded waits add up to 0.6 s; with 0.25 s for the whole reply, the client has every item
+    within about that long, and the replay says it cut the stream's timing."""
+    from backchannel.proxy.replay import app as app_module
+
+    monkeypatch.setattr(app_module, "MAX_REPLY_WAIT_S", 0.25)
+    rec = load(small_recording)
+    seen: Anomalies = []
+    with serve(rec, rec.run(RUN), speed=1.0, on_anomaly=lambda *a: seen.append(a)) as running:
+        started = time.monotonic()
+        with httpx.stream("POST", running.url, content=HELD, timeout=10) as response:
+            body = b"".join(response.iter_raw())
+        took = time.monotonic() - started
+    assert body == KEEPALIVE + HELD_EVENT
+    assert took < 0.55, took  # not the recorded 0.6 s
+    [(_run, kind, detail)] = [a for a in seen if a[1] == "replay-waits-cut"]
+    assert "add up to 0.6 s" in detail and "within 0.25 s" in detail
+
+
+def test_a_wait_budget_grants_what_is_left_and_remembers_it_cut():
+    budget = app_module_budget(1.0)
+    assert [budget.take(s) for s in (0.4, 0.4, 0.4, 0.4)] == pytest.approx([0.4, 0.4, 0.2, 0.0])
+    assert budget.cut and budget.asked == pytest.approx(1.6)
+    whole = app_module_budget(1.0)
+    assert whole.take(1.0) == 1.0 and not whole.cut
+
+
+def app_module_budget(limit: float):  # type: ignore[no-untyped-def]
+    from backchannel.proxy.replay.app import _WaitBudget
+
+    return _WaitBudget(limit)
+
+
 def test_the_replay_binds_loopback_only():
     with pytest.raises(ValueError, match="loopback"):
         start_replay(ReplayApp({}, "none"), host="0.0.0.0")

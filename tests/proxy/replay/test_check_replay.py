@@ -66,3 +66,58 @@ def test_a_server_scenarios_recording_has_no_client_to_re_run_and_says_how_to_us
     with pytest.raises(ReplayError, match="records the server scenario elicitation-sep1036-url-mode") as raised:
         rerun(recording, tmp_path / "out.sqlite", client=["x", "{url}"])
     assert "backchannel judge" in str(raised.value) and not (tmp_path / "out.sqlite").exists()
+
+
+def _with_a_broken_plan(tmp_path: Path) -> Path:
+    """The fixed toy's reference with its `absent` run's stored plan replaced by one naming no known kind."""
+    import shutil
+    import sqlite3
+
+    copy = tmp_path / "broken-plan.sqlite"
+    shutil.copyfile(REFERENCE / "mrtr-provenance-toy-fixed.sqlite", copy)
+    with sqlite3.connect(copy) as db:
+        db.execute("UPDATE runs SET plan = ? WHERE name = 'absent'", ('{"mutations":[{"kind":"no-such-kind"}]}',))
+    db.close()
+    return copy
+
+
+def test_check_replay_of_a_stored_plan_that_does_not_parse_refuses_that_run_in_one_line_and_judges_the_rest(
+    tmp_path: Path,
+):
+    client = shlex.join([*TOY_FIXED, "mcp", "call", "{url}", "get_repo_status"])
+    out = tmp_path / "again.sqlite"
+    done = subprocess.run(
+        [*BACKCHANNEL, "check", "--replay", str(_with_a_broken_plan(tmp_path)), "--client", client, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in done.stderr and done.returncode in (0, 1), done.stderr
+    [line] = [x for x in done.stderr.splitlines() if "stored plan does not parse" in x]
+    assert line.startswith("backchannel: run absent (") and "no-such-kind" in line
+    again = load(out)
+    [absent] = [r for r in again.runs if r.name == "absent"]
+    refused = [a for a in again.anomalies if a.kind == "invalid-plan"]
+    assert [a.run_id for a in refused] == [absent.id]  # the proxy refused that run's requests, as check does
+    assert stored_report(again) is not None
+
+
+def test_replay_out_of_a_stored_plan_that_does_not_parse_runs_and_says_so_in_one_line(tmp_path: Path):
+    import signal
+
+    out = tmp_path / "again.sqlite"
+    source = _with_a_broken_plan(tmp_path)
+    command = [*BACKCHANNEL, "replay", str(source), "--run", "absent", "--out", str(out), "--speed", "0"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert url.endswith("/mcp"), url
+        answered = subprocess.run([*TOY_FIXED, "mcp", "call", url, "get_repo_status"], capture_output=True, timeout=60)
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    assert process.returncode == 0 and "Traceback" not in err, err
+    assert len([x for x in err.splitlines() if "stored plan does not parse" in x]) == 1
+    assert answered.returncode != 0  # the client was answered with an error, not left waiting
+    assert "invalid-plan" in [a.kind for a in load(out).anomalies]

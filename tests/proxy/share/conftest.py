@@ -96,3 +96,34 @@ def hostile(tmp_path: Path) -> Path:
 
 def _json(text: str) -> str:
     return json.dumps(text)
+
+
+@pytest.fixture
+def not_utf8(tmp_path: Path) -> Path:
+    """A recording the reader accepts but that is not all UTF-8: a JSON-typed response body holding the byte 0xff,
+    and (written past the writer, as a file from elsewhere may be) a response header holding a lone surrogate."""
+    import sqlite3
+
+    path = new_recording(
+        tmp_path / "not-utf8.sqlite",
+        runs=[{"id": "abc123abc123", "name": "probe"}],
+        exchanges=[
+            {
+                "run_id": "abc123abc123",
+                "flow_id": "f1",
+                "method": "POST",
+                "path": "/r/abc123abc123/mcp",
+                "request_headers": [("content-type", "application/json")],
+                "request_body": b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+                "status": 200,
+                "response_headers": [("content-type", "application/json"), ("x-odd", "ab")],
+                "response_body": b'{"a":"\xff"}',
+                "t_request": 1.0,
+                "t_response": 1.1,
+            }
+        ],
+    )
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE exchanges SET response_headers = replace(response_headers, '\"ab\"', '\"a\\udcffb\"')")
+    db.close()
+    return path

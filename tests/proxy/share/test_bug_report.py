@@ -195,3 +195,10 @@ def test_a_file_that_is_not_a_recording_is_refused_with_one_line_and_exit_2(tmp_
     result = invoke("bug-report", junk, "--out", tmp_path / "report")
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "report").exists()
+
+
+def test_a_recording_that_is_not_all_utf8_gives_a_whole_report_folder(tmp_path, not_utf8):
+    make(not_utf8, tmp_path / "report")
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["REPORT.md", "not-utf8.har", "not-utf8.sqlite"]
+    json.loads((tmp_path / "report" / "not-utf8.har").read_bytes().decode("utf-8"))
+    assert load(tmp_path / "report" / "not-utf8.sqlite").exchanges[0].response_headers[1] == ("x-odd", "a\udcffb")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 
@@ -79,3 +80,17 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
         assert result.exit_code == 2, result.output
         assert len(result.output.strip().splitlines()) == 1, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.sqlite"]
+
+
+def test_every_format_takes_a_recording_that_is_not_all_utf8(tmp_path, not_utf8):
+    """What the reader accepts, every output takes: the HAR is UTF-8 JSON with the binary body in base64 (HAR 1.2)
+    and the lone surrogate still its escape; the sqlite copy reads back with the header as it was."""
+    assert load(not_utf8).exchanges[0].response_headers[1] == ("x-odd", "a\udcffb")  # the reader's view
+    for fmt in ("har", "mitm", "sqlite"):
+        result = invoke("export", not_utf8, "--format", fmt, "--out", tmp_path / f"out.{fmt}")
+        assert result.exit_code == 0, (fmt, result.output)
+    har = json.loads((tmp_path / "out.har").read_bytes().decode("utf-8"))
+    content = har["log"]["entries"][0]["response"]["content"]
+    assert (content["encoding"], base64.b64decode(content["text"])) == ("base64", b'{"a":"\xff"}')
+    assert {"name": "x-odd", "value": "a\udcffb"} in har["log"]["entries"][0]["response"]["headers"]
+    assert load(tmp_path / "out.sqlite").exchanges[0].response_headers[1] == ("x-odd", "a\udcffb")

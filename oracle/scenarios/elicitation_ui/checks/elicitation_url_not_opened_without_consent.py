@@ -10,7 +10,7 @@ from backchannel.oracle.terminal import screens_in
 from backchannel.recordings.formats import predates
 from backchannel.recordings.model import Recording, UrlOpen
 
-from ..facts import AMBIGUOUS_S, SCENARIO, SPEC, Elicitation, exercised
+from ..facts import AMBIGUOUS_S, NO_USER_STEP, SCENARIO, SPEC, Elicitation, exercised, no_user_step
 from ..payloads import PUNYCODE_TOOL, URL_TOOL
 
 OPENS_FROM = "m005_opens"  # the format that first records the URL openers' stand-ins
@@ -29,8 +29,9 @@ def judge(rec: Recording) -> Iterator[Finding]:
     PATH and in BROWSER; each call is in the recording with its time. For connect_account and open_dashboard: an
     open of the URL after a decline or cancel fails; so does one before the user answered: when `--answer` answered
     the prompt (under --tty, or piped with --no-tty) the moment it was typed (its `answered` snapshot) decides,
-    otherwise the moment the answer left (an open up to 0.25 s before it is too close to order: WARN). An open after
-    an accept is an observation, not a finding."""
+    otherwise the moment the answer left (an open up to 0.25 s before it is too close to order: WARN). Where the
+    run had no user step at all (nothing typed, nothing on stdin) there is no consent to order against: any open
+    fails. An open after an accept a user gave is an observation, not a finding."""
     if predates(rec.format_version, OPENS_FROM):
         yield Finding.skipped("opens-not-recorded", f"a {rec.format_version} recording does not record URL openers")
         return
@@ -75,6 +76,8 @@ def _judge_open(rec: Recording, run_id: str, asked: Elicitation, opened: UrlOpen
         for s in screens_in(rec, run_id)
         if s.reason == "answered" and s.t is not None and s.t >= (asked.asked.t or 0)
     ]
+    if not typed and no_user_step(rec, rec.run(run_id)):
+        return "fail", f"opened {asked.tool}'s URL with {NO_USER_STEP}"
     if opened.t is None:
         return "warn", f"opened {asked.tool}'s URL at an unknown time"
     if typed:

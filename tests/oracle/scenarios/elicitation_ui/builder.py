@@ -43,6 +43,7 @@ def build(
     screens: list[dict[str, Any]] = (),  # type: ignore[assignment]
     stdin: str | None = None,
     opens: list[tuple[str, float]] = (),  # type: ignore[assignment]  # (url, t): an xdg-open call in the lab
+    options: bool = False,  # the recording says how its check ran (probe_options), even with nothing on stdin
 ) -> Recording:
     """A recording whose `contract` run got `tool`'s elicitation at ASKED_T and answered `answer` at ANSWER_T."""
     params = params if params is not None else url_params()
@@ -105,7 +106,7 @@ def build(
     )
     writer = store.RecordingWriter(path)  # the run ended, as a finished run does (else: ERROR run-never-ended)
     writer.update_run("r", RunEnd(ended_at=ANSWER_T + 5, exit_code=0, outcome="exited", detail=RunDetail()))
-    if stdin is not None:
+    if stdin is not None or options:
         writer.set_meta(ProbeOptions(stdin=stdin))
     writer.close()
     store.finalize(path)

@@ -1,3 +1,5 @@
+import pytest
+
 from tests.oracle.scenarios.elicitation_ui.builder import ANSWER_T, ASKED_T, URL, build, judged
 
 CHECK = "elicitation-url-not-opened-without-consent"
@@ -48,8 +50,22 @@ def test_under_a_terminal_the_typed_answer_decides_even_when_the_open_is_close_t
 
 
 def test_an_open_a_moment_before_a_piped_answer_left_is_warn(tmp_path):
-    finding = judged(CHECK, build(tmp_path, answer={"action": "accept"}, opens=[(URL, ANSWER_T - 0.1)]))
-    assert finding.status == "WARN"
+    piped = build(tmp_path, answer={"action": "accept"}, opens=[(URL, ANSWER_T - 0.1)], stdin="accept\n")
+    assert judged(CHECK, piped).status == "WARN"
+
+
+@pytest.mark.parametrize("opened_at", [ANSWER_T - 0.011, ANSWER_T + 1])
+def test_with_no_user_step_at_all_any_open_fails_whatever_its_timing(tmp_path, opened_at):
+    """Nothing typed, nothing on stdin: the client answered by itself, so there was no consent to order the open
+    against; 11 ms before its own answer left is not "too close to call", it is an open without consent."""
+    rec = build(tmp_path, answer={"action": "accept"}, opens=[(URL, opened_at)], options=True)
+    finding = judged(CHECK, rec)
+    assert finding.status == "FAIL" and "no user step at all" in finding.message
+
+
+def test_a_recording_that_does_not_say_how_it_ran_keeps_the_timing_band(tmp_path):
+    unknown = build(tmp_path, answer={"action": "accept"}, opens=[(URL, ANSWER_T - 0.1)])
+    assert judged(CHECK, unknown).status == "WARN"
 
 
 def test_opening_some_other_page_is_not_this_url(tmp_path):

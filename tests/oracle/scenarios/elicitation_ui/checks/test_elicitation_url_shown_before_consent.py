@@ -31,8 +31,17 @@ def test_it_fails_a_url_shown_only_well_after_the_answer_left(tmp_path):
 
 
 def test_a_url_shown_a_moment_after_the_answer_is_too_close_to_call_and_is_warn_not_fail(tmp_path):
-    rec = build(tmp_path, answer={"action": "accept"}, terminal=[("stdout", f"{URL}\n", ANSWER_T + 0.1)])
+    rec = build(
+        tmp_path, answer={"action": "accept"}, terminal=[("stdout", f"{URL}\n", ANSWER_T + 0.1)], stdin="accept\n"
+    )
     assert judged(CHECK, rec).status == "WARN"
+
+
+def test_with_no_user_step_a_url_shown_just_after_the_clients_own_answer_fails(tmp_path):
+    """The band orders a user's step against a sighting; with nothing typed and nothing on stdin the answer was the
+    client's own, so a URL shown 100 ms after it was never shown before any consent."""
+    rec = build(tmp_path, answer={"action": "accept"}, terminal=[("stdout", f"{URL}\n", ANSWER_T + 0.1)], options=True)
+    assert judged(CHECK, rec).status == "FAIL"
 
 
 def test_a_shortened_or_different_url_is_not_the_url_as_sent(tmp_path):
