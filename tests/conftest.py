@@ -81,20 +81,26 @@ def pytest_collection_modifyitems(items: list) -> None:
 
 
 def _live_children() -> set[int]:
-    """This process's children that are still running (a zombie has ended; Popen reaps it when asked)."""
-    me, found = os.getpid(), set()
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
+    """This process's children that are still running (a zombie has ended; Popen reaps it when asked). Each thread
+    lists the children it forked (/proc/self/task/*/children): a handful of files, not a walk over /proc."""
+    found = set()
+    for task in os.scandir("/proc/self/task"):
         try:
-            with open(f"/proc/{entry.name}/stat", "rb") as stat:
-                # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ")"
-                state, ppid = stat.read().rsplit(b")", 1)[1].split()[:2]
-        except (OSError, IndexError, ValueError):
+            with open(f"{task.path}/children", "rb") as listed:
+                found.update(int(pid) for pid in listed.read().split())
+        except OSError:
+            continue  # the thread ended while we looked
+    running = set()
+    for pid in found:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                # "pid (comm) state ...": comm may hold spaces and parentheses, so read after the last ")"
+                state = stat.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
             continue  # it ended while we looked
-        if int(ppid) == me and state != b"Z":
-            found.add(int(entry.name))
-    return found
+        if state != b"Z":
+            running.add(pid)
+    return running
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,6 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from json.decoder import scanstring
 from typing import Any
 
 
@@ -81,8 +80,8 @@ def top_level_members(prefix: bytes) -> tuple[set[str], str | int | None]:
         if not text.startswith('"', at):
             return names, found
         try:
-            name, at = scanstring(text, at + 1)
-        except ValueError:
+            name, at = decoder.raw_decode(text, at)  # a string, since it starts with a quote
+        except (ValueError, RecursionError):
             return names, found
         names.add(name)  # named even when its value is cut off: a `"result":` seen is a response
         at = _WS.match(text, at).end()  # type: ignore[union-attr]
