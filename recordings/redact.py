@@ -17,11 +17,14 @@ gives the same output, so byte relations between two recorded bodies survive red
 
 from __future__ import annotations
 
+import getpass
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from urllib.parse import unquote_plus
 
 from .redactions import Redactions
@@ -78,14 +81,52 @@ _STRING = r'"(?:[^"\\\n]|\\.)*"'
 _MEMBER = re.compile(rf"({_STRING})(?:(\s*:\s*)({_STRING}))?")
 
 
+@dataclass(frozen=True, slots=True)
+class HostNames:
+    """Who ran the recording on which machine, as free text shows it: the home folder (in PATH, in a command's
+    path, in a client's error) and the user name. An export masks both, at their own length, wherever terminal
+    output, a lab file or a command line names them; and any `/home/NAME`, `/Users/NAME` the same way, for a
+    recording made on another machine than the one exporting it."""
+
+    home: str
+    user: str
+
+    @classmethod
+    def here(cls) -> HostNames | None:
+        """This machine's, as the exporting user's environment says (None when it cannot say)."""
+        try:
+            return cls(home=str(Path.home()), user=getpass.getuser())
+        except (KeyError, OSError, RuntimeError):  # no passwd entry, no HOME
+            return None
+
+    def patterns(self) -> tuple[tuple[str, re.Pattern[bytes]], ...]:
+        """(what, pattern) over bytes; a match is masked at its own length."""
+        found: list[tuple[str, re.Pattern[bytes]]] = []
+        home = self.home.rstrip("/").encode("utf-8", "surrogateescape")
+        if len(home) > 1:  # not "/" (a home at the root names nobody)
+            found.append(("home folder", re.compile(rb"(?<![\w./-])" + re.escape(home) + rb"(?![\w.-])")))
+        found.append(("user name", re.compile(rb"(?<=/home/)[^/\s:'\"=]+|(?<=/Users/)[^/\s:'\"=]+")))
+        user = self.user.encode("utf-8", "surrogateescape")
+        if len(user) >= 2:
+            named = re.escape(user)
+            found.append(
+                (
+                    "user name",
+                    re.compile(rb"(?:(?<=/)|(?<=\bUSER=)|(?<=\bLOGNAME=)|(?<=\bUSERNAME=))" + named + rb"(?![\w.-])"),
+                )
+            )
+        return tuple(found)
+
+
 class Policy:
     """Which names are secret: the defaults plus any `--redact PATTERN` (regular expressions over names).
 
     A value, built once per command (ValueError names a pattern that is not a regular expression) and handed to
     what redacts: a recording's writer, mitmdump (as its `backchannel_redact` option), an export."""
 
-    def __init__(self, extra: Sequence[str] = ()) -> None:
+    def __init__(self, extra: Sequence[str] = (), host: HostNames | None = None) -> None:
         self.extra = tuple(check_patterns(extra))
+        self.host = host  # an export's: the machine's home folder and user name, masked in free text and commands
         alternatives = [re.escape(n) for n in DEFAULT_NAMES] + [f"(?:{p})" for p in self.extra]
         self.names = re.compile("(?i)" + "|".join(alternatives))
         self._extra = re.compile("(?i)" + "|".join(f"(?:{p})" for p in self.extra)) if self.extra else None
@@ -370,3 +411,36 @@ def _mask_values(text: str, kind: str, redactor: Redactor, *, same_length: bool)
     for value_kind in kinds:
         new = value_kind.pattern.sub(value_of(value_kind.label), new)
     return new if changed else text
+
+
+# ---------------------------------------------------------------------------------------------- the host's names
+
+
+def _host_mask(n: int, label: bytes) -> bytes:
+    return (label + b"*" * n)[:n] if n >= len(label) else b"*" * n
+
+
+def mask_host(data: bytes, kind: str) -> bytes:
+    """Free text (terminal output, a lab file, a command line) with the policy's host names (HostNames) masked at
+    the same byte length, so every offset stays true; unchanged when the policy names no host (write time)."""
+    redactor = _in_force()
+    host = redactor.policy.host
+    if host is None or not data:
+        return data
+    new = data
+    for what, pattern in _host_patterns(host):
+        label = b"[home]" if what == "home folder" else b"[user]"
+
+        def masked(found: re.Match[bytes], what: str = what, label: bytes = label) -> bytes:
+            if set(found.group(0)) <= set(b"*[]homeusr"):  # already masked (a second export of a shared copy)
+                return found.group(0)
+            redactor.count(kind, what)
+            return _host_mask(len(found.group(0)), label)
+
+        new = pattern.sub(masked, new)
+    return new
+
+
+@lru_cache(maxsize=8)
+def _host_patterns(host: HostNames) -> tuple[tuple[str, re.Pattern[bytes]], ...]:
+    return host.patterns()

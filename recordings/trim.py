@@ -49,7 +49,17 @@ def _text_or_bytes(fn: Callable[[bytes | None], bytes | None]) -> Callable[[obje
 
 
 def _output(kind: str) -> Callable[[object], object]:
-    return _text_or_bytes(lambda data: None if data is None else redact.redact_output(data, kind))
+    return _text_or_bytes(
+        lambda data: None if data is None else redact.mask_host(redact.redact_output(data, kind), kind)
+    )
+
+
+def _argv(argv: list[str]) -> list[str]:
+    """A command line's secrets hidden (redact_argv), then the exporting machine's home and user name masked."""
+    return [
+        redact.mask_host(word.encode("utf-8", "surrogateescape"), "argv").decode("utf-8", "surrogateescape")
+        for word in redact.redact_argv(argv)
+    ]
 
 
 def _json_text(value: object) -> object:
@@ -66,16 +76,16 @@ def _argv_text(value: object) -> object:
         return value
     parsed = parse_json(value)
     if (argv := argv_of(parsed)) is not None:
-        return json_text(redact.redact_argv(argv))
+        return json_text(_argv(list(argv)))
     if isinstance(parsed, dict) and any(k in parsed for k in (*_ARGV_MEMBERS, *_ARGV_LISTS)):
         for key in _ARGV_MEMBERS:
             if (argv := argv_of(parsed.get(key))) is not None:
-                parsed[key] = redact.redact_argv(argv)
+                parsed[key] = _argv(list(argv))
         for key in _ARGV_LISTS:
             entries = parsed.get(key)
             argvs = [argv_of(entry) for entry in entries] if isinstance(entries, list) else [None]
             if all(argv is not None for argv in argvs):
-                parsed[key] = [redact.redact_argv(argv) for argv in argvs if argv is not None]
+                parsed[key] = [_argv(list(argv)) for argv in argvs if argv is not None]
         return redact.redact_json_text(json_text(parsed))
     return redact.redact_json_text(value)
 

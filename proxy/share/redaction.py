@@ -52,7 +52,9 @@ def export_policy(meta: Mapping[str, str], extra: Sequence[str]) -> ExportPolicy
         elif pattern not in own:
             kept.append(pattern)
     patterns = (*kept, *own)
-    return ExportPolicy(patterns=patterns, ignored=tuple(ignored), redaction=redact.Policy(patterns))
+    # the machine's home folder and user name leave with no shared file (a client that printed its PATH named both)
+    policy = redact.Policy(patterns, host=redact.HostNames.here())
+    return ExportPolicy(patterns=patterns, ignored=tuple(ignored), redaction=policy)
 
 
 def _unsafe(pattern: str) -> str:

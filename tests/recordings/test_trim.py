@@ -120,3 +120,38 @@ def test_a_secret_after_a_flag_in_an_older_recordings_command_lines_is_hidden_in
         redact.REDACTED,
         "{url}",
     )
+
+
+def test_a_copy_masks_the_machines_home_folder_and_user_name_in_output_files_and_commands_at_their_length(tmp_path):
+    """A client that printed its environment named the user's home folder and name: a shared copy keeps neither,
+    masks each at its own length (offsets stay true), counts them under what they were, and judges the same."""
+    printed = b"PATH=/home/alice/.local/bin:/usr/bin\nUSER=alice\nsaved to /home/alice/notes.txt\n"
+    source = new_recording(
+        tmp_path / "src.sqlite",
+        runs=[{"id": "r1", "client_argv": ["/home/alice/.venv/bin/python", "-m", "client", "http://127.0.0.1:1/mcp"]}],
+        terminal=[{"run_id": "r1", "stream": "stdout", "offset": 0, "data": printed}],
+        files=[{"run_id": "r1", "path": "log.txt", "size": 16, "data": b"cwd /home/alice\n"}],
+    )
+    host = redact.HostNames(home="/home/alice", user="alice")
+    summary = trim_copy(source, tmp_path / "out.sqlite", policy=redact.Policy(host=host))
+    assert b"alice" not in (tmp_path / "out.sqlite").read_bytes()
+    copy = load(tmp_path / "out.sqlite")
+    assert copy.terminal[0].data == (
+        b"PATH=[home]*****/.local/bin:/usr/bin\nUSER=*****\nsaved to [home]*****/notes.txt\n"
+    )
+    assert len(copy.terminal[0].data) == len(printed) and copy.files[0].data == b"cwd [home]*****\n"
+    assert copy.runs[0].client_argv == ("[home]*****/.venv/bin/python", "-m", "client", "http://127.0.0.1:1/mcp")
+    assert summary.counts["terminal"] == {"home folder": 2, "user name": 1}
+    assert summary.counts["file"] == {"home folder": 1} and summary.counts["argv"] == {"home folder": 1}
+
+
+def test_another_machines_home_folder_is_masked_too_and_a_write_time_policy_masks_none(tmp_path):
+    source = new_recording(
+        tmp_path / "src.sqlite",
+        runs=[{"id": "r1"}],
+        terminal=[{"run_id": "r1", "stream": "stdout", "offset": 0, "data": b"at /Users/bob/x and /home/carol\n"}],
+    )
+    trim_copy(source, tmp_path / "out.sqlite", policy=redact.Policy(host=redact.HostNames(home="/root", user="root")))
+    assert load(tmp_path / "out.sqlite").terminal[0].data == b"at /Users/***/x and /home/*****\n"
+    trim_copy(source, tmp_path / "plain.sqlite", policy=redact.Policy())
+    assert load(tmp_path / "plain.sqlite").terminal[0].data == b"at /Users/bob/x and /home/carol\n"

@@ -202,3 +202,23 @@ def test_a_recording_that_is_not_all_utf8_gives_a_whole_report_folder(tmp_path, 
     assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["REPORT.md", "not-utf8.har", "not-utf8.sqlite"]
     json.loads((tmp_path / "report" / "not-utf8.har").read_bytes().decode("utf-8"))
     assert load(tmp_path / "report" / "not-utf8.sqlite").exchanges[0].response_headers[1] == ("x-odd", "a\udcffb")
+
+
+def test_the_machines_home_folder_never_reaches_a_report_and_the_summary_says_it_was_masked(tmp_path):
+    from backchannel.recordings.shapes import RunDetail
+    from tests.factories import new_recording
+
+    home = str(Path.home())
+    printed = f"PATH={home}/.local/bin:/usr/bin\n".encode()
+    source = new_recording(
+        tmp_path / "env.sqlite",
+        runs=[
+            {"id": "r1", "name": "probe", "scenario": "mrtr-provenance", "detail": RunDetail(url="/r/r1/mcp").to_json()}
+        ],
+        terminal=[{"run_id": "r1", "stream": "stdout", "offset": 0, "data": printed}],
+    )
+    result = invoke("bug-report", source, "--out", tmp_path / "report")
+    assert result.exit_code == 0, result.output
+    assert "home folder" in result.output  # the summary line names what was masked, never the value
+    for shared in (tmp_path / "report").iterdir():
+        assert f"{home}/.local".encode() not in shared.read_bytes(), shared.name
