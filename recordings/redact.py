@@ -272,6 +272,30 @@ def redact_path(path: str | None) -> str | None:
     return head + "?" + "&".join(parts) + (f"#{fragment}" if fragment else "")
 
 
+def redact_url(url: str | None) -> str | None:
+    """A whole URL (a run's upstream, say) redacted as a request path is: its query's secret-named parameters and
+    key-like values anywhere; and a password in its userinfo (`http://user:PASSWORD@host/`). Scheme, host, port and
+    path stay, so the recording still says which server it forwarded to."""
+    if url is None:
+        return None
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return redact_path(url)
+    authority, slash, tail = rest.partition("/")
+    if not slash:
+        authority, qmark, query = authority.partition("?")
+        tail, slash = (f"?{query}" if qmark else ""), ""
+    else:
+        tail = "/" + tail
+    userinfo, at, host = authority.rpartition("@")
+    if at and ":" in userinfo:
+        user, _, password = userinfo.partition(":")
+        if password and password != REDACTED:
+            _in_force().count("url", "password")
+            authority = f"{user}:{REDACTED}@{host}"
+    return f"{scheme}://{authority}{redact_path(tail) or ''}"
+
+
 def _unquote(name: str) -> str:
     return unquote_plus(name)
 
@@ -366,6 +390,25 @@ def redact_output(data: bytes, kind: str) -> bytes:
     text = data.decode("utf-8", "surrogateescape")
     new = _mask_values(text, kind, _in_force(), same_length=True)
     return data if new is text else new.encode("utf-8", "surrogateescape")
+
+
+def redact_key_like(text: str, kind: str) -> str:
+    """Text of backchannel's own (a run's detail: its member names are ours, so none is a secret by name) with
+    key-like values anywhere replaced: a token a client's environment or a scenario fact carried."""
+    low = text.lower()
+    new = text
+    for value_kind in _VALUES:
+        if value_kind.present(new, low):
+            new = value_kind.pattern.sub(lambda found, label=value_kind.label: _key_like(found, label, kind), new)
+    return text if new == text else new
+
+
+def _key_like(found: re.Match[str], label: str, kind: str) -> str:
+    value = found.group(0)
+    if value.startswith(REDACTED):
+        return value
+    _in_force().count(kind, label)
+    return REDACTED
 
 
 def _mask_values(text: str, kind: str, redactor: Redactor, *, same_length: bool) -> str:

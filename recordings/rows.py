@@ -18,7 +18,16 @@ import msgpack
 from . import tables
 from .json_form import json_text
 from .model import Direction
-from .redact import redact_argv, redact_headers, redact_json_bytes, redact_json_text, redact_output, redact_path
+from .redact import (
+    redact_argv,
+    redact_headers,
+    redact_json_bytes,
+    redact_json_text,
+    redact_key_like,
+    redact_output,
+    redact_path,
+    redact_url,
+)
 from .shapes import RunDetail
 
 # (name, value) pairs in order, as text or as the raw bytes mitmproxy holds (decoded as Latin-1 when written)
@@ -259,9 +268,11 @@ class RunRow:
 
     def values(self) -> tuple[object, ...]:
         argv = None if self.client_argv is None else json_text(redact_argv(self.client_argv))
+        # the upstream may carry a key in its query (`?api_key=...`), the detail key-like values (a fact, an
+        # environment list): redacted like any URL, and by value (its member names are ours); the plan as given
         return (
-            self.id, self.ordinal, self.name, self.scenario, self.upstream, json_text(dict(self.plan)), argv,
-            self.started_at, json_text(self.detail.to_json()),
+            self.id, self.ordinal, self.name, self.scenario, redact_url(self.upstream), json_text(dict(self.plan)),
+            argv, self.started_at, redact_key_like(json_text(self.detail.to_json()), "run-detail"),
         )  # fmt: skip
 
 
@@ -416,7 +427,7 @@ class RunNote:
     detail: RunDetail
 
     def values(self) -> tuple[object, ...]:
-        return (json_text(self.detail.to_json()),)
+        return (redact_key_like(json_text(self.detail.to_json()), "run-detail"),)
 
 
 @row_record
@@ -432,7 +443,12 @@ class RunEnd:
     detail: RunDetail
 
     def values(self) -> tuple[object, ...]:
-        return (self.ended_at, self.exit_code, self.outcome, json_text(self.detail.to_json()))
+        return (
+            self.ended_at,
+            self.exit_code,
+            self.outcome,
+            redact_key_like(json_text(self.detail.to_json()), "run-detail"),
+        )
 
 
 RunChange = RunLaunch | RunNote | RunEnd

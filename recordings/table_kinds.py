@@ -48,7 +48,7 @@ class Null(StrEnum):
 class Redaction:
     """How trim redacts a column again before a recording is shared (trim.py holds each one's code)."""
 
-    how: Literal["path", "headers", "body", "json", "command-line", "output", "dropped"]
+    how: Literal["path", "url", "headers", "body", "json", "key-like", "command-line", "output", "dropped"]
     kind: str = ""  # for output: the kind the tally names (terminal, file...)
 
     @staticmethod
@@ -58,9 +58,11 @@ class Redaction:
 
 
 PATH = Redaction("path")  # a path and query: secret-named parameters
+URL = Redaction("url")  # a whole URL: its query as a path's, and a password in its userinfo
 HEADERS = Redaction("headers")  # a header list: secret-named headers, bearer-like values
 BODY = Redaction("body")  # JSON bytes or text: secret-named members, key-like values
 JSON = Redaction("json")  # JSON text: likewise
+KEY_LIKE = Redaction("key-like")  # backchannel's own JSON (a run's detail): key-like values only, no member by name
 COMMAND_LINE = Redaction("command-line")  # a JSON command line (or a meta shape holding some): values of secret flags
 DROPPED = Redaction("dropped")  # left out of a shared copy altogether
 

@@ -10,7 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .table_kinds import BODY, COMMAND_LINE, DROPPED, HEADERS, JSON, PATH, Cell, Column, Null, Redaction, Table
+from .table_kinds import (
+    BODY,
+    COMMAND_LINE,
+    DROPPED,
+    HEADERS,
+    JSON,
+    KEY_LIKE,
+    PATH,
+    URL,
+    Cell,
+    Column,
+    Null,
+    Redaction,
+    Table,
+)
 
 TEXT, INTEGER, REAL, BLOB, FLAG = Cell.TEXT, Cell.INTEGER, Cell.REAL, Cell.BLOB, Cell.FLAG
 REFUSED, EMPTY = Null.REFUSED, Null.EMPTY
@@ -55,7 +69,7 @@ RUNS = Table(
         Column("ordinal", INTEGER, "1 for the first run of the recording, 2 for the next...", REFUSED),
         Column("name", TEXT, "What the scenario calls it (control, probe, absent, live...).", REFUSED),
         Column("scenario", TEXT, "The scenario whose endpoint played the server, if any."),
-        Column("upstream", TEXT, "The server the proxy forwarded this run to.", REFUSED),
+        Column("upstream", TEXT, "The server the proxy forwarded this run to.", REFUSED, shared=URL),
         Column("plan", Cell.JSON_OBJECT, "The mutation plan applied to this run (JSON)."),
         Column(
             "client_argv",
@@ -68,7 +82,12 @@ RUNS = Table(
         Column("ended_at", REAL, TIME + " Null: the run never ended."),
         Column("exit_code", INTEGER, "The client's exit code."),
         Column("outcome", TEXT, "How the run ended: exited, timeout, failed-to-start, interrupted, live-stopped..."),
-        Column("detail", Cell.DETAIL, "More about the run (JSON): its URL, scenario facts, lab environment names."),
+        Column(
+            "detail",
+            Cell.DETAIL,
+            "More about the run (JSON): its URL, scenario facts, lab environment names.",
+            shared=KEY_LIKE,
+        ),
     ),
     created_by="m001_initial",
     key="id",

@@ -101,9 +101,11 @@ def _headers(value: object) -> object:
 _BODY = _text_or_bytes(redact.redact_json_bytes)
 _BY_HOW: dict[str, Callable[[object], object]] = {
     "path": _path,
+    "url": lambda value: redact.redact_url(value) if isinstance(value, str) else value,
     "headers": _headers,
     "body": _BODY,
     "json": _json_text,
+    "key-like": lambda value: redact.redact_key_like(value, "run-detail") if isinstance(value, str) else value,
     "command-line": _argv_text,
     "dropped": lambda value: None,
 }
@@ -115,8 +117,8 @@ def _redaction(how: Redaction) -> Callable[[object], object]:
 
 # the tables with a run column, and what it is called there (tables.py declares both)
 RUN_COLUMN = {table.name: table.run_column for table in TABLES if table.run_column is not None}
-# every column that can hold a secret, with how it is redacted (the same functions the writer used); a run's plan
-# and detail are backchannel's own (stored as given, as the writer does: replay and the oracle read them)
+# every column that can hold a secret, with how it is redacted (the same functions the writer used); a run's plan is
+# backchannel's own (stored as given, as the writer does: replay re-applies it)
 REDACTED_COLUMNS: dict[str, dict[str, Callable[[object], object]]] = {
     table.name: {column.name: _redaction(column.shared) for column in table.columns if column.shared is not None}
     for table in TABLES

@@ -243,3 +243,39 @@ def test_a_command_line_keeps_its_words_but_the_values_of_secret_named_flags():
     ]  # fmt: skip
     plain = ["python", "-m", "toy_agent", "--fix", "provenance", "mcp", "call", "{url}", "get_repo_status"]
     assert redact.redact_argv(plain) == plain
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://127.0.0.1:5/mcp?api_key=abc123", f"http://127.0.0.1:5/mcp?api_key={REDACTED}"),
+        ("http://127.0.0.1:5?token=abc123&x=1", f"http://127.0.0.1:5?token={REDACTED}&x=1"),
+        ("https://u:hunter22@example.test/mcp", f"https://u:{REDACTED}@example.test/mcp"),
+        ("http://127.0.0.1:5/mcp", "http://127.0.0.1:5/mcp"),
+        ("/mcp?secret=x", f"/mcp?secret={REDACTED}"),
+    ],
+)
+def test_a_whole_url_keeps_its_server_and_loses_query_keys_and_its_password(url, expected):
+    assert redact.redact_url(url) == expected
+
+
+def test_a_runs_upstream_query_and_key_like_values_in_its_detail_are_redacted_as_the_run_is_written(tmp_path):
+    from backchannel.recordings import load, store
+    from backchannel.recordings.meta import RecordingInfo
+    from backchannel.recordings.rows import RunRow
+    from backchannel.recordings.shapes import RunDetail
+
+    path = tmp_path / "r.sqlite"
+    store.create(path, RecordingInfo(nonce="n", tool_version="t"))
+    writer = store.RecordingWriter(path)
+    key = "sk-" + "a1B2c3D4e5F6g7H8i9J0k1L2"
+    detail = RunDetail(url="/r/r1/mcp", facts={"env": f"OPENAI_API_KEY={key}"})
+    writer.insert(
+        RunRow(id="r1", ordinal=1, name="live", upstream="http://127.0.0.1:9/mcp?api_key=X1", plan={}, detail=detail)
+    )
+    writer.close()
+    store.finalize(path)
+    assert b"api_key=X1" not in path.read_bytes() and key.encode() not in path.read_bytes()
+    run = load(path).runs[0]
+    assert run.upstream == f"http://127.0.0.1:9/mcp?api_key={REDACTED}"
+    assert run.detail.url == "/r/r1/mcp"

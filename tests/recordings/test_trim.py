@@ -155,3 +155,19 @@ def test_another_machines_home_folder_is_masked_too_and_a_write_time_policy_mask
     assert load(tmp_path / "out.sqlite").terminal[0].data == b"at /Users/***/x and /home/*****\n"
     trim_copy(source, tmp_path / "plain.sqlite", policy=redact.Policy())
     assert load(tmp_path / "plain.sqlite").terminal[0].data == b"at /Users/bob/x and /home/carol\n"
+
+
+def test_a_copy_redacts_a_runs_upstream_and_detail_written_past_the_writer(tmp_path):
+    """A recording from elsewhere (or one written before the writer redacted them) may hold a key in a run's
+    upstream query or its detail; the shared copy keeps neither, and the server it names stays."""
+    source = new_recording(tmp_path / "src.sqlite", runs=[{"id": "r1", "upstream": "http://127.0.0.1:9/mcp"}])
+    key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    with sqlite3.connect(source) as db:
+        db.execute(
+            "UPDATE runs SET upstream = 'http://127.0.0.1:9/mcp?api_key=X1', detail = ?", (f'{{"note":"{key}"}}',)
+        )
+    db.close()
+    trim_copy(source, tmp_path / "out.sqlite")
+    shared = (tmp_path / "out.sqlite").read_bytes()
+    assert b"api_key=X1" not in shared and key.encode() not in shared
+    assert load(tmp_path / "out.sqlite").runs[0].upstream.startswith("http://127.0.0.1:9/mcp?api_key=")
