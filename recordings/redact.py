@@ -399,16 +399,19 @@ def redact_key_like(text: str, kind: str) -> str:
     new = text
     for value_kind in _VALUES:
         if value_kind.present(new, low):
-            new = value_kind.pattern.sub(lambda found, label=value_kind.label: _key_like(found, label, kind), new)
+            new = value_kind.pattern.sub(_key_like(value_kind.label, kind), new)
     return text if new == text else new
 
 
-def _key_like(found: re.Match[str], label: str, kind: str) -> str:
-    value = found.group(0)
-    if value.startswith(REDACTED):
-        return value
-    _in_force().count(kind, label)
-    return REDACTED
+def _key_like(label: str, kind: str) -> Callable[[re.Match[str]], str]:
+    def replace(found: re.Match[str]) -> str:
+        value = found.group(0)
+        if value.startswith(REDACTED):
+            return value
+        _in_force().count(kind, label)
+        return REDACTED
+
+    return replace
 
 
 def _mask_values(text: str, kind: str, redactor: Redactor, *, same_length: bool) -> str:
