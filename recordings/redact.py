@@ -238,12 +238,17 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
             if value != REDACTED:
                 redactor.count("header", lower)
             out.append((name, REDACTED))
-        elif _HEADER_WORDS.search(value) is None:  # no bearer/basic/token word: nothing to look at
+        elif lower in PROTOCOL_HEADERS:  # the protocol's own (a session id may look like a token): judged, replayed
             out.append((name, value))
         else:
-            new = _HEADER_BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", value)
-            if new != value:
-                redactor.count("header", lower)
+            new = value
+            if _HEADER_WORDS.search(value) is not None:  # a bearer/basic/token word: its credential goes
+                new = _HEADER_BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", value)
+                if new != value:
+                    redactor.count("header", lower)
+            low = new.lower()
+            if any(kind.present(new, low) for kind in _VALUES):  # a key-like value in any other header, too
+                new = _mask_values(new, "header", redactor, same_length=False)
             out.append((name, new))
     return out
 

@@ -279,3 +279,11 @@ def test_a_runs_upstream_query_and_key_like_values_in_its_detail_are_redacted_as
     run = load(path).runs[0]
     assert run.upstream == f"http://127.0.0.1:9/mcp?api_key={REDACTED}"
     assert run.detail.url == "/r/r1/mcp"
+
+
+def test_a_key_like_value_in_a_header_of_any_name_is_redacted_but_the_protocols_own_headers_are_kept():
+    key = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    jwt_like = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlc2ln"
+    got = redact_headers([("x-other", f"v={key}"), ("mcp-session-id", jwt_like), ("accept", "text/event-stream")])
+    assert got[0][0] == "x-other" and key not in got[0][1] and REDACTED in got[0][1]
+    assert got[1:] == [("mcp-session-id", jwt_like), ("accept", "text/event-stream")]
