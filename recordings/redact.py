@@ -287,11 +287,11 @@ def redact_url(url: str | None) -> str | None:
     if not sep:
         return redact_path(url)
     authority, slash, tail = rest.partition("/")
-    if not slash:
-        authority, qmark, query = authority.partition("?")
-        tail, slash = (f"?{query}" if qmark else ""), ""
-    else:
+    if slash:
         tail = "/" + tail
+    else:  # no path: the query (if any) follows the authority at once
+        authority, qmark, query = authority.partition("?")
+        tail = f"?{query}" if qmark else ""
     userinfo, at, host = authority.rpartition("@")
     if at and ":" in userinfo:
         user, _, password = userinfo.partition(":")
@@ -483,10 +483,11 @@ def mask_host(data: bytes, kind: str) -> bytes:
         label = b"[home]" if what == "home folder" else b"[user]"
 
         def masked(found: re.Match[bytes], what: str = what, label: bytes = label) -> bytes:
-            if set(found.group(0)) <= set(b"*[]homeusr"):  # already masked (a second export of a shared copy)
-                return found.group(0)
+            value = found.group(0)
+            if value == _host_mask(len(value), label):  # already masked (a second export of a shared copy)
+                return value
             redactor.count(kind, what)
-            return _host_mask(len(found.group(0)), label)
+            return _host_mask(len(value), label)
 
         new = pattern.sub(masked, new)
     return new

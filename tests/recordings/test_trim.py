@@ -171,3 +171,15 @@ def test_a_copy_redacts_a_runs_upstream_and_detail_written_past_the_writer(tmp_p
     shared = (tmp_path / "out.sqlite").read_bytes()
     assert b"api_key=X1" not in shared and key.encode() not in shared
     assert load(tmp_path / "out.sqlite").runs[0].upstream.startswith("http://127.0.0.1:9/mcp?api_key=")
+
+
+def test_a_user_name_spelled_with_the_masks_own_letters_is_still_masked(tmp_path):
+    source = new_recording(
+        tmp_path / "src.sqlite",
+        runs=[{"id": "r1"}],
+        terminal=[{"run_id": "r1", "stream": "stdout", "offset": 0, "data": b"USER=rose at /home/rose/x\n"}],
+    )
+    trim_copy(
+        source, tmp_path / "out.sqlite", policy=redact.Policy(host=redact.HostNames(home="/home/rose", user="rose"))
+    )
+    assert load(tmp_path / "out.sqlite").terminal[0].data == b"USER=**** at [home]****/x\n"
