@@ -78,6 +78,9 @@ _VALUES = (
 )
 # a JSON string token, and when it is a key, its string value (strings never span lines, so SSE text works too)
 _STRING = r'"(?:[^"\\\n]|\\.)*"'
+# a query parameter wherever a URL appears (free text, a JSON string, a header's value): its value, any length, goes
+# when its name is secret, as in a request's path
+_QUERY_PAIR = re.compile(r"(?<=[?&;])([A-Za-z0-9_.~%+-]{1,100})=([^&#;\s\"'<>\\]+)")
 _MEMBER = re.compile(rf"({_STRING})(?:(\s*:\s*)({_STRING}))?")
 
 
@@ -136,6 +139,11 @@ class Policy:
         self.assignment = re.compile(
             rf"""(?i)(?:{names})[\w.-]{{0,{NAME_LIMIT}}}(["']?[ \t]*[:=][ \t]*["']?)({_TOKEN_CHARS}{{8,}})"""
         )
+        # one search that fails on text holding neither a secret name nor any key-like value's literal: the common
+        # case (a method name, an id, most header values) costs one regex instead of a test per name and kind
+        literals = "|".join(re.escape(a) for kind in _VALUES if not kind.lowered for a in kind.anchors)
+        lowered = "|".join(re.escape(a) for kind in _VALUES if kind.lowered for a in kind.anchors)
+        self.suspect = re.compile(f"(?i:{names}|{lowered})|{literals}")
         self.secret_name = lru_cache(maxsize=4096)(self._secret_name)
         self.secret_header = lru_cache(maxsize=4096)(self._secret_header)
 
@@ -169,6 +177,8 @@ def check_patterns(patterns: Iterable[str]) -> list[str]:
 
 DEFAULT_POLICY = Policy()  # the defaults alone: what a recording gets unless its command says more
 CLEAN_CACHE = 16  # texts just found free of secrets: a body's text comes again as its message's text
+CLEAN_WORDS = 4096  # short free texts (ids, methods, kinds) found free of secrets, kept up to this many
+CLEAN_WORD_LENGTH = 200
 
 
 class Redactor:
@@ -181,6 +191,7 @@ class Redactor:
         self.policy = policy
         self._tally: dict[tuple[str, str], int] = {}
         self.clean: set[str] = set()  # texts found free of secrets under this policy (CLEAN_CACHE of them)
+        self.clean_words: set[str] = set()  # short free texts found free of secrets (CLEAN_WORDS of them)
 
     def count(self, kind: str, name: str) -> None:
         key = (kind, name[:NAME_LIMIT])
@@ -240,6 +251,8 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
             out.append((name, REDACTED))
         elif lower in PROTOCOL_HEADERS:  # the protocol's own (a session id may look like a token): judged, replayed
             out.append((name, value))
+        elif redactor.policy.suspect.search(value) is None and _HEADER_WORDS.search(value) is None:  # nothing to do
+            out.append((name, value))
         else:
             new = value
             if _HEADER_WORDS.search(value) is not None:  # a bearer/basic/token word: its credential goes
@@ -247,7 +260,8 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
                 if new != value:
                     redactor.count("header", lower)
             low = new.lower()
-            if any(kind.present(new, low) for kind in _VALUES):  # a key-like value in any other header, too
+            # a key-like value in any other header, too, and a secret-named query parameter of a URL in it
+            if any(kind.present(new, low) for kind in _VALUES) or ("=" in new and redactor.policy.has_name(low)):
                 new = _mask_values(new, "header", redactor, same_length=False)
             out.append((name, new))
     return out
@@ -316,15 +330,35 @@ def redact_json_text(text: str) -> str:
         return text
     low = text.lower()
     if any(kind.present(text, low) for kind in _VALUES):  # rare: lex every string, to scan values outside keys
-        new = _MEMBER.sub(lambda m: _member(m, redactor), text)
+        new = _lexed(text, _member, redactor)
     elif redactor.policy.has_name(low):  # only members by name: lex the strings (linear), test each key's on its own
-        new = _MEMBER.sub(lambda m: _named_member(m, redactor), text)
+        new = _lexed(text, _named_member, redactor)
     else:  # the common case: nothing that could be a secret
         if len(clean) >= CLEAN_CACHE:
             clean.clear()
         clean.add(text)
         return text
     return text if new == text else new  # unchanged: the very object, so callers can tell by identity
+
+
+def _lexed(text: str, member: Callable[[re.Match[str], Redactor], str], redactor: Redactor) -> str:
+    """Each JSON string (and member) through `member`; the text between them scanned as free text: in JSON it is
+    punctuation, numbers and literals, but a body that is not JSON (a server's plain-text error, an SSE field) holds
+    words, and a key-like value or `token=...` there is as secret as in a string."""
+    out: list[str] = []
+    last = 0
+    for match in _MEMBER.finditer(text):
+        out.append(_between(text[last : match.start()], redactor))
+        out.append(member(match, redactor))
+        last = match.end()
+    out.append(_between(text[last:], redactor))
+    return "".join(out)
+
+
+def _between(gap: str, redactor: Redactor) -> str:
+    if len(gap) < _SHORTEST_SECRET:
+        return gap
+    return _mask_values(gap, "body-text", redactor, same_length=False)
 
 
 def _member(match: re.Match[str], redactor: Redactor) -> str:
@@ -345,10 +379,16 @@ def _member(match: re.Match[str], redactor: Redactor) -> str:
 def _named_member(match: re.Match[str], redactor: Redactor) -> str:
     """A key whose name holds a secret word and whose value is a string gets REDACTED; every other string is kept."""
     first, colon, value = match.group(1), match.group(2), match.group(3)
-    if colon is None or value == f'"{REDACTED}"':
+    if colon is None:  # a string that is not a key: a URL in it may carry a secret-named query parameter
+        return _mask_values(first, "json-member", redactor, same_length=False) if "=" in first else first
+    if value == f'"{REDACTED}"':
         return match.group(0)
     name = first[1:-1]
-    if not redactor.policy.secret_name(name):  # secret_name leaves protocol members and namespaced _meta keys alone
+    if name in PROTOCOL_MEMBERS or "/" in name:  # a protocol-defined member: its value is never touched
+        return match.group(0)
+    if not redactor.policy.secret_name(name):
+        if "=" in value:
+            return first + colon + _mask_values(value, "json-member", redactor, same_length=False)
         return match.group(0)
     redactor.count("json-member", name)
     return f'{first}{colon}"{REDACTED}"'
@@ -362,7 +402,8 @@ def redact_argv(argv: Iterable[str]) -> list[str]:
     hiding: str | None = None  # the flag whose value comes next
     for word in argv:
         if hiding is not None and not word.startswith("-"):
-            redactor.count("argv", hiding)
+            if word != REDACTED:  # already hidden (a shape redacts its own command line before its cell's rule)
+                redactor.count("argv", hiding)
             out.append(REDACTED)
             hiding = None
             continue
@@ -398,14 +439,52 @@ def redact_output(data: bytes, kind: str) -> bytes:
 
 
 def redact_key_like(text: str, kind: str) -> str:
-    """Text of backchannel's own (a run's detail: its member names are ours, so none is a secret by name) with
-    key-like values anywhere replaced: a token a client's environment or a scenario fact carried."""
+    """Text of backchannel's own (a run's detail, a plan: its member names are ours, so none is a secret by name)
+    with key-like values anywhere replaced (a token a client's environment or a scenario fact carried), and the
+    value of a secret-named query parameter of any URL in it; the exporting machine's names masked (mask_host)."""
+    redactor = _in_force()
+    if len(text) < _SHORTEST_SECRET or (redactor.policy.suspect.search(text) is None and redactor.policy.host is None):
+        return text
     low = text.lower()
     new = text
     for value_kind in _VALUES:
         if value_kind.present(new, low):
             new = value_kind.pattern.sub(_key_like(value_kind.label, kind), new)
+    if "=" in new and redactor.policy.has_name(low):
+        new = _mask_queries(new, kind, redactor, same_length=False)
+    new = _hosts_masked(new, kind, redactor)
     return text if new == text else new
+
+
+def redact_text(text: str, kind: str, *, same_length: bool = False) -> str:
+    """Free text (a method name, an anomaly's sentence, a file's path, terminal output): key-like values,
+    `name=value` and `name: value` pairs of a secret name, and secret-named query parameters, each replaced (masked
+    at their own length with `same_length`, so byte offsets into terminal output stay true); the exporting
+    machine's names masked (mask_host)."""
+    if len(text) < _SHORTEST_SECRET:
+        return text
+    redactor = _in_force()
+    words = redactor.clean_words
+    if text in words:  # a run id, a flow id, a method: the same few texts come in every row
+        return text
+    new = _hosts_masked(_mask_values(text, kind, redactor, same_length=same_length), kind, redactor)
+    if new is text and len(text) <= CLEAN_WORD_LENGTH:
+        if len(words) >= CLEAN_WORDS:
+            words.clear()
+        words.add(text)
+    return new
+
+
+def _hosts_masked(text: str, kind: str, redactor: Redactor) -> str:
+    """The policy's host names masked in text (mask_host); at write time the policy names none: no change."""
+    if redactor.policy.host is None:
+        return text
+    data = text.encode("utf-8", "surrogateescape")
+    new = mask_host(data, kind)
+    return text if new == data else new.decode("utf-8", "surrogateescape")
+
+
+_SHORTEST_SECRET = 6  # `?key=` and one character (`key=` needs eight more; a value of any key-like kind is longer)
 
 
 def _key_like(label: str, kind: str) -> Callable[[re.Match[str]], str]:
@@ -421,6 +500,8 @@ def _key_like(label: str, kind: str) -> Callable[[re.Match[str]], str]:
 
 def _mask_values(text: str, kind: str, redactor: Redactor, *, same_length: bool) -> str:
     policy = redactor.policy
+    if policy.suspect.search(text) is None:
+        return text
     low = text.lower()
     named = policy.has_name(low)
     kinds = [value_kind for value_kind in _VALUES if value_kind.present(text, low)]
@@ -461,7 +542,30 @@ def _mask_values(text: str, kind: str, redactor: Redactor, *, same_length: bool)
     new = policy.assignment.sub(assignment, text) if named else text
     for value_kind in kinds:
         new = value_kind.pattern.sub(value_of(value_kind.label), new)
+    if named and "=" in new:
+        queried = _mask_queries(new, kind, redactor, same_length=same_length)
+        changed = changed or queried != new
+        new = queried
     return new if changed else text
+
+
+def _mask_queries(text: str, kind: str, redactor: Redactor, *, same_length: bool) -> str:
+    """Every secret-named query parameter's value (`?token=...`, `&api_key=...`) of any URL in the text replaced."""
+    secret_name = redactor.policy.secret_name
+
+    def pair(m: re.Match[str]) -> str:
+        value = m.group(2)
+        if value.startswith(REDACTED) or set(value) <= {"*"}:
+            return m.group(0)
+        name = _unquote(m.group(1))
+        if not secret_name(name):
+            return m.group(0)
+        redactor.count(kind, name)
+        n = len(value)
+        masked = ((REDACTED + "*" * n)[:n] if n >= len(REDACTED) else "*" * n) if same_length else REDACTED
+        return f"{m.group(1)}={masked}"
+
+    return _QUERY_PAIR.sub(pair, text)
 
 
 # ---------------------------------------------------------------------------------------------- the host's names
@@ -469,6 +573,11 @@ def _mask_values(text: str, kind: str, redactor: Redactor, *, same_length: bool)
 
 def _host_mask(n: int, label: bytes) -> bytes:
     return (label + b"*" * n)[:n] if n >= len(label) else b"*" * n
+
+
+def host_in_force() -> HostNames | None:
+    """The host names the policy in force masks: an export's; None when writing a recording."""
+    return _in_force().policy.host
 
 
 def mask_host(data: bytes, kind: str) -> bytes:

@@ -2,8 +2,10 @@
 
 Each record names its TABLE and COLUMNS, taken from the table's declaration (tables.py: a whole row's columns, or
 some picked by name, checked as the module loads), and gives `values()`, a tuple in COLUMNS order with JSON columns
-already encoded: the writer binds it as it is. An exchange row is written in parts: its request side (kept until the
-flow ends) with one outcome, then later outcomes as updates keyed by the flow id. A run is inserted once, then changed.
+already encoded but nothing redacted: the writer passes each value through its column's rule (cell_rules.py, derived
+from the declarations) and binds the result, so no column is written unredacted whoever built the row. An exchange
+row is written in parts: its request side (kept until the flow ends) with one outcome, then later outcomes as updates
+keyed by the flow id. A run is inserted once, then changed.
 Records are built on the proxy's hot path, so they validate nothing: the schema is checked once per record type.
 """
 
@@ -13,21 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, dataclass_transform
 
-import msgpack
-
 from . import tables
 from .json_form import json_text
 from .model import Direction
-from .redact import (
-    redact_argv,
-    redact_headers,
-    redact_json_bytes,
-    redact_json_text,
-    redact_key_like,
-    redact_output,
-    redact_path,
-    redact_url,
-)
 from .shapes import RunDetail
 
 # (name, value) pairs in order, as text or as the raw bytes mitmproxy holds (decoded as Latin-1 when written)
@@ -55,35 +45,11 @@ def _mutations(entries: MutationEntries) -> str:
     return json_text([e if isinstance(e, dict) else e.to_json() for e in entries])
 
 
-def _headers(pairs: HeaderPairs | None) -> str | None:
-    """A header column: secrets redacted here, as the row is written (on the writer thread), whoever built it."""
+def _headers(pairs: HeaderPairs | None) -> list[tuple[str, str]] | None:
+    """A header column's pairs as text (raw bytes decoded as Latin-1); its rule redacts and encodes them."""
     if pairs is None:
         return None
-    text = [(_latin1(n), _latin1(v)) for n, v in pairs]
-    return json_text(redact_headers(text))
-
-
-def _flow_state(packed: bytes | None) -> bytes | None:
-    """mitmproxy's flow state (msgpack) with its headers and path redacted like their columns; unreadable: dropped."""
-    if packed is None:
-        return None
-    try:
-        state = msgpack.unpackb(packed, raw=False, strict_map_key=False)
-        for part in ("request", "response"):
-            side = state.get(part) if isinstance(state, dict) else None
-            if isinstance(side, dict) and isinstance(side.get("headers"), list | tuple):
-                pairs = [(_latin1(n), _latin1(v)) for n, v in side["headers"]]
-                side["headers"] = [(n.encode("latin-1"), v.encode("latin-1")) for n, v in redact_headers(pairs)]
-            if isinstance(side, dict) and isinstance(side.get("path"), bytes):
-                side["path"] = (redact_path(side["path"].decode("latin-1")) or "").encode("latin-1")
-        out: bytes = msgpack.packb(state, use_bin_type=True)
-        return out
-    except (ValueError, TypeError, UnicodeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
-        return None
-
-
-def _json_text(text: str | None) -> str | None:
-    return None if text is None else redact_json_text(text)
+    return [(_latin1(n), _latin1(v)) for n, v in pairs]
 
 
 def _latin1(value: str | bytes) -> str:
@@ -114,7 +80,7 @@ class MessageRow:
     def values(self) -> tuple[object, ...]:
         return (
             self.run_id, self.flow_id, self.sse_idx, self.direction, self.kind, self.jsonrpc_id, self.method,
-            _json_text(self.text), _json_text(self.upstream_text), self.mutation, self.t,
+            self.text, self.upstream_text, self.mutation, self.t,
         )  # fmt: skip
 
 
@@ -134,8 +100,7 @@ class SseItemRow:
     t: float | None = None
 
     def values(self) -> tuple[object, ...]:
-        upstream, client = redact_json_bytes(self.upstream_raw), redact_json_bytes(self.client_raw)
-        return (self.run_id, self.flow_id, self.idx, self.kind, self.origin, upstream, client, self.t)
+        return (self.run_id, self.flow_id, self.idx, self.kind, self.origin, self.upstream_raw, self.client_raw, self.t)
 
 
 @row_record
@@ -167,7 +132,7 @@ class TerminalChunkRow:
     t: float | None = None
 
     def values(self) -> tuple[object, ...]:
-        return (self.run_id, self.stream, self.offset, redact_output(self.data, "terminal"), self.t)
+        return (self.run_id, self.stream, self.offset, self.data, self.t)
 
 
 @row_record
@@ -188,10 +153,11 @@ class ScreenRow:
     t: float | None = None
 
     def values(self) -> tuple[object, ...]:
-        text = redact_output(self.text.encode("utf-8", "surrogateescape"), "terminal").decode("utf-8", "replace")
+        # SQLite takes only whole UTF-8: a lone surrogate the screen held is written as U+FFFD
+        text = self.text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         typed = None
         if self.answer_text is not None:
-            typed = redact_output(self.answer_text.encode("utf-8"), "terminal").decode("utf-8", "replace")
+            typed = self.answer_text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         return (
             self.run_id, self.t, self.reason, self.cols, self.rows, self.cursor_row, self.cursor_col, text,
             self.answer_pattern, typed,
@@ -211,8 +177,7 @@ class FileRow:
     truncated: bool = False
 
     def values(self) -> tuple[object, ...]:
-        data = None if self.data is None else redact_output(self.data, "file")
-        return (self.run_id, self.path, self.size, data, int(self.truncated))
+        return (self.run_id, self.path, self.size, self.data, int(self.truncated))
 
 
 @row_record
@@ -229,7 +194,7 @@ class UrlHitRow:
     t: float | None = None
 
     def values(self) -> tuple[object, ...]:
-        return (self.run_id, self.server, self.method, redact_path(self.path), _headers(self.headers), self.t)
+        return (self.run_id, self.server, self.method, self.path, _headers(self.headers), self.t)
 
 
 @row_record
@@ -245,7 +210,7 @@ class OpenRow:
     t: float | None = None
 
     def values(self) -> tuple[object, ...]:
-        return (self.run_id, self.t, self.opener, json_text(redact_argv(self.argv)), int(self.truncated))
+        return (self.run_id, self.t, self.opener, list(self.argv), int(self.truncated))
 
 
 @row_record
@@ -267,12 +232,10 @@ class RunRow:
     detail: RunDetail = field(default_factory=RunDetail)
 
     def values(self) -> tuple[object, ...]:
-        argv = None if self.client_argv is None else json_text(redact_argv(self.client_argv))
-        # the upstream may carry a key in its query (`?api_key=...`), the detail key-like values (a fact, an
-        # environment list): redacted like any URL, and by value (its member names are ours); the plan as given
+        argv = None if self.client_argv is None else list(self.client_argv)
         return (
-            self.id, self.ordinal, self.name, self.scenario, redact_url(self.upstream), json_text(dict(self.plan)),
-            argv, self.started_at, redact_key_like(json_text(self.detail.to_json()), "run-detail"),
+            self.id, self.ordinal, self.name, self.scenario, self.upstream, json_text(dict(self.plan)), argv,
+            self.started_at, json_text(self.detail.to_json()),
         )  # fmt: skip
 
 
@@ -301,8 +264,8 @@ class ExchangeRequest:
 
     def values(self) -> tuple[object, ...]:
         return (
-            self.run_id, self.flow_id, self.method, redact_path(self.path), _headers(self.request_headers),
-            redact_json_bytes(self.request_body), redact_json_bytes(self.upstream_request_body), self.t_request,
+            self.run_id, self.flow_id, self.method, self.path, _headers(self.request_headers), self.request_body,
+            self.upstream_request_body, self.t_request,
         )  # fmt: skip
 
 
@@ -353,8 +316,8 @@ class ExchangeResponse:
     def values(self) -> tuple[object, ...]:
         return (
             self.status, self.t_response, self.t_end, _mutations(self.mutations), _headers(self.response_headers),
-            _headers(self.upstream_response_headers), redact_json_bytes(self.upstream_response_body),
-            redact_json_bytes(self.response_body), _flow_state(self.flow_state), int(self.forwarded),
+            _headers(self.upstream_response_headers), self.upstream_response_body, self.response_body, self.flow_state,
+            int(self.forwarded),
         )  # fmt: skip
 
 
@@ -377,8 +340,7 @@ class ExchangeStreamEnd:
     def values(self) -> tuple[object, ...]:
         return (
             self.t_end, _mutations(self.mutations), _headers(self.upstream_response_headers),
-            redact_json_bytes(self.upstream_response_body), redact_json_bytes(self.response_body),
-            _flow_state(self.flow_state),
+            self.upstream_response_body, self.response_body, self.flow_state,
         )  # fmt: skip
 
 
@@ -414,7 +376,7 @@ class RunLaunch:
     lab_home: str
 
     def values(self) -> tuple[object, ...]:
-        return (json_text(redact_argv(self.client_argv)), self.lab_home)
+        return (list(self.client_argv), self.lab_home)
 
 
 @row_record
@@ -427,7 +389,7 @@ class RunNote:
     detail: RunDetail
 
     def values(self) -> tuple[object, ...]:
-        return (redact_key_like(json_text(self.detail.to_json()), "run-detail"),)
+        return (json_text(self.detail.to_json()),)
 
 
 @row_record
@@ -447,7 +409,7 @@ class RunEnd:
             self.ended_at,
             self.exit_code,
             self.outcome,
-            redact_key_like(json_text(self.detail.to_json()), "run-detail"),
+            json_text(self.detail.to_json()),
         )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from . import migrations, redact, upgrading
+from . import cell_rules, migrations, redact, upgrading
 from .errors import RecordingError, RecordingFormatError
 from .meta import MetaValue, RecordingInfo
 from .migrations import FORMAT_MARKER, MIGRATION_SET
@@ -28,6 +28,9 @@ _FLUSH = "flush"
 _GROUP = "group"
 _LATER = "later"  # a statement slot holding work for the writer thread: it makes rows there (see RecordingWriter.later)
 Params = Sequence[object] | Callable[[], Sequence[object]]  # values, or how to make them on the writer thread
+Prepared = tuple[str, tuple[cell_rules.Rule, ...]]  # a statement checked against the schema, and its columns' rules
+_META_SQL = "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)"
+_META_RULES = cell_rules.written("meta", ("key", "value"))
 
 
 def format_version() -> str:
@@ -53,10 +56,13 @@ def create(
         raise RecordingError(f"cannot create recording {target}: {exc.strerror or exc}") from exc
     with redact.applying(redactor or redact.Redactor()):
         rows = [
-            ("format", FORMAT_MARKER),
-            ("format_version", format_version()),
-            *(info or RecordingInfo()).meta_entries(),
-            *(value.meta_entry() for value in values),
+            cell_rules.redacted(_META_RULES, entry)
+            for entry in (
+                ("format", FORMAT_MARKER),
+                ("format_version", format_version()),
+                *(info or RecordingInfo()).meta_entries(),
+                *(value.meta_entry() for value in values),
+            )
         ]
     try:
         db = Database(str(target))
@@ -121,7 +127,7 @@ class RecordingWriter:
         if "meta" not in self._columns:
             raise RecordingFormatError(f"{self.path} is not a backchannel recording (no meta table)")
         self._local = threading.local()
-        self._sql: dict[object, str] = {}
+        self._sql: dict[object, Prepared] = {}
         self._thread = threading.Thread(target=self._loop, name="recording-writer", daemon=True)
         self._thread.start()
 
@@ -158,25 +164,29 @@ class RecordingWriter:
             if statements:
                 self._queue.put((_GROUP, statements))
 
-    def _prepared(self, key: object) -> str | None:
+    def _prepared(self, key: object) -> Prepared | None:
         """The SQL of a statement shape already checked, or None: check (again, after a failure: it raises)."""
         return self._sql.get(key) if self._failure is None else None
 
-    def _prepare_insert(self, key: object, table: str, columns: Sequence[str]) -> str:
+    def _prepare_insert(self, key: object, table: str, columns: Sequence[str]) -> Prepared:
         self._check(table, columns)
-        sql = self._sql[key] = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
-        return sql
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        prepared = self._sql[key] = (sql, cell_rules.written(table, columns))
+        return prepared
 
     def insert(self, row: Row) -> None:
         """Queue one row for insertion (each record type's statement is checked against the schema once)."""
-        sql = self._prepared(type(row)) or self._prepare_insert(type(row), row.TABLE, row.COLUMNS)
-        self._put(sql, row.values)  # encoded (JSON columns, redaction) on the writer thread, off the proxy's path
+        sql, rules = self._prepared(type(row)) or self._prepare_insert(type(row), row.TABLE, row.COLUMNS)
+        # encoded and redacted (each column by its declared rule) on the writer thread, off the proxy's path
+        self._put(sql, lambda: cell_rules.redacted(rules, row.values()))
 
     def insert_exchange(self, request: ExchangeRequest, outcome: ExchangeOutcome) -> None:
         """Queue an exchange row: its request side with its first outcome, as one statement."""
         key = (ExchangeRequest, type(outcome))
-        sql = self._prepared(key) or self._prepare_insert(key, request.TABLE, (*request.COLUMNS, *outcome.COLUMNS))
-        self._put(sql, lambda: request.values() + outcome.values())
+        sql, rules = self._prepared(key) or self._prepare_insert(
+            key, request.TABLE, (*request.COLUMNS, *outcome.COLUMNS)
+        )
+        self._put(sql, lambda: cell_rules.redacted(rules, request.values() + outcome.values()))
 
     def update_exchange(self, flow_id: str, outcome: ExchangeOutcome) -> None:
         """Queue a later outcome of an exchange already written (a late error, a stream's end)."""
@@ -188,18 +198,21 @@ class RecordingWriter:
 
     def _update(self, change: ExchangeOutcome | RunChange, key_value: str) -> None:
         key = ("update", type(change))
-        sql = self._prepared(key)
-        if sql is None:
-            self._check(change.TABLE, (change.KEY, *change.COLUMNS))
+        prepared = self._prepared(key)
+        if prepared is None:
+            columns = (*change.COLUMNS, change.KEY)
+            self._check(change.TABLE, columns)
             sets = ", ".join(f"{c} = ?" for c in change.COLUMNS)
-            sql = self._sql[key] = f"UPDATE {change.TABLE} SET {sets} WHERE {change.KEY} = ?"
-        self._put(sql, lambda: (*change.values(), key_value))
+            sql = f"UPDATE {change.TABLE} SET {sets} WHERE {change.KEY} = ?"
+            prepared = self._sql[key] = (sql, cell_rules.written(change.TABLE, columns))
+        sql, rules = prepared  # the key through its column's rule too: it names the row as that rule wrote it
+        self._put(sql, lambda: cell_rules.redacted(rules, (*change.values(), key_value)))
 
     def set_meta(self, value: MetaValue) -> None:
         """Queue a meta entry, replacing any earlier one under its key."""
         self._check("meta", ("key", "value"))
-        # made on the writer thread, like a row: a value that holds a command line is redacted with the recording's
-        self._put("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", value.meta_entry)
+        # made and redacted on the writer thread, like a row, with the recording's policy
+        self._put(_META_SQL, lambda: cell_rules.redacted(_META_RULES, value.meta_entry()))
 
     def later(self, work: Callable[[], None]) -> None:
         """Run `work` on the writer thread, in queue order; the rows it inserts there are written with it.
@@ -287,8 +300,8 @@ class RecordingWriter:
 
     def _failed_row(self, exc: Exception) -> tuple[str, Sequence[object]]:
         row = AnomalyRow(kind="recorder-failed", detail=f"a row could not be made: {type(exc).__name__}: {exc}")
-        sql = self._prepared(AnomalyRow) or self._prepare_insert(AnomalyRow, row.TABLE, row.COLUMNS)
-        return sql, row.values()
+        sql, rules = self._prepared(AnomalyRow) or self._prepare_insert(AnomalyRow, row.TABLE, row.COLUMNS)
+        return sql, cell_rules.redacted(rules, row.values())
 
     def _drain_flushes(self) -> None:
         while True:

@@ -1,4 +1,4 @@
-"""The words a table is declared in (tables.py): what a column holds, how NULL reads, how it is shared.
+"""The words a table is declared in (tables.py): what a column holds, how NULL reads, how it is redacted.
 
 Plain data, importing nothing of recordings/: the guard, the descriptions, the writers, the reader and trim all read
 the declarations, so the declarations depend on none of them. Each of those holds the code a kind stands for.
@@ -46,10 +46,14 @@ class Null(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Redaction:
-    """How trim redacts a column again before a recording is shared (trim.py holds each one's code)."""
+    """How a column's cells are redacted: by the writer as a row is written, and again by trim before a recording
+    is shared, with the same code (cell_rules.py holds each one's)."""
 
-    how: Literal["path", "url", "headers", "body", "json", "key-like", "command-line", "output", "dropped"]
-    kind: str = ""  # for output: the kind the tally names (terminal, file...)
+    how: Literal[
+        "path", "url", "headers", "body", "json", "key-like", "command-line", "output", "text", "number",
+        "flow-state", "dropped",
+    ]  # fmt: skip
+    kind: str = ""  # for output, text and key-like: the kind the tally names (terminal, file...); else the column
 
     @staticmethod
     def output(kind: str) -> Redaction:
@@ -62,9 +66,30 @@ URL = Redaction("url")  # a whole URL: its query as a path's, and a password in 
 HEADERS = Redaction("headers")  # a header list: secret-named headers, bearer-like values
 BODY = Redaction("body")  # JSON bytes or text: secret-named members, key-like values
 JSON = Redaction("json")  # JSON text: likewise
-KEY_LIKE = Redaction("key-like")  # backchannel's own JSON (a run's detail): key-like values only, no member by name
+# backchannel's own JSON (a run's detail, a plan, mutation records): key-like values and `name=value` pairs of a
+# secret name (a URL's query), no member by name (the names are backchannel's)
+KEY_LIKE = Redaction("key-like")
 COMMAND_LINE = Redaction("command-line")  # a JSON command line (or a meta shape holding some): values of secret flags
+FREE_TEXT = Redaction("text")  # free text: key-like values and `name=value` / `name: value` pairs of a secret name
+NUMBER = Redaction("number")  # a number is kept; anything else in the cell (a damaged file's text) is free text
+FLOW_STATE = Redaction("flow-state")  # mitmproxy's flow state (msgpack): its headers and path, like their columns
 DROPPED = Redaction("dropped")  # left out of a shared copy altogether
+
+# what a column's kind is redacted as, when its declaration says nothing more: no column is kept as it is
+_BY_CELL = {
+    Cell.TEXT: FREE_TEXT,
+    Cell.INTEGER: NUMBER,
+    Cell.REAL: NUMBER,
+    Cell.FLAG: NUMBER,
+    Cell.BLOB: FREE_TEXT,
+    Cell.JSON: JSON,
+    Cell.JSON_ID: KEY_LIKE,
+    Cell.JSON_OBJECT: KEY_LIKE,
+    Cell.JSON_OBJECTS: KEY_LIKE,
+    Cell.HEADERS: HEADERS,
+    Cell.ARGV: COMMAND_LINE,
+    Cell.DETAIL: KEY_LIKE,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +100,19 @@ class Column:
     cell: Cell
     description: str
     null: Null = Null.ALLOWED
-    shared: Redaction | None = None  # how trim redacts it for sharing; None: kept as it is
+    redacted: Redaction | None = None  # how it is redacted, written and shared; None: as its cell kind says
+    shared: Redaction | None = None  # how trim redacts it for sharing, where that differs; None: as written
     read: bool = True  # False: sqlite-utils' own bookkeeping, neither read nor described
+
+    @property
+    def written_as(self) -> Redaction:
+        """How the writer redacts its cells: as declared, or as its kind's default (every column is redacted)."""
+        return self.redacted or _BY_CELL[self.cell]
+
+    @property
+    def shared_as(self) -> Redaction:
+        """How trim redacts its cells for sharing: the same as written unless declared otherwise."""
+        return self.shared or self.written_as
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,15 +13,6 @@ from backchannel.recordings.redact import (
     redact_path,
 )
 from backchannel.recordings.redactions import Redactions
-from backchannel.recordings.rows import (
-    ExchangeRequest,
-    ExchangeResponse,
-    FileRow,
-    MessageRow,
-    SseItemRow,
-    TerminalChunkRow,
-    UrlHitRow,
-)
 
 
 @pytest.fixture(autouse=True)
@@ -183,50 +174,6 @@ def test_the_tally_is_bounded_whatever_names_the_wire_brings(redactor):
     assert len(counts) == redact.TALLY_LIMIT + 1 and counts["(other)"] == 50
 
 
-def test_every_row_that_carries_free_form_bytes_is_redacted_as_it_is_written():
-    secret = "sk-abcdefghijklmnopqrstuv"
-    body = json.dumps({"params": {"arguments": {"password": "hunter2"}, "text": secret}}).encode()
-    rows = [
-        MessageRow(direction="to-server", kind="request", text=body.decode(), upstream_text=body.decode()),
-        SseItemRow(flow_id="f", idx=0, kind="event", origin="upstream", upstream_raw=b"data: " + body, client_raw=body),
-        TerminalChunkRow(run_id="r", stream="stdout", offset=0, data=secret.encode()),
-        FileRow(run_id="r", path="a.txt", size=25, data=secret.encode()),
-        UrlHitRow(server="s", method="GET", path="/x?token=hunter2", headers=[("Cookie", "hunter2")]),
-        ExchangeRequest(
-            flow_id="f",
-            path="/r/1/mcp?access_token=hunter2",
-            request_headers=[(b"X-Auth-Token", b"hunter2")],
-            request_body=body,
-            upstream_request_body=body,
-        ),
-        ExchangeResponse(response_headers=[("Set-Cookie", "hunter2")], upstream_response_body=body, response_body=body),
-    ]
-    for row in rows:
-        written = repr(row.values())
-        assert "hunter2" not in written and secret not in written, type(row).__name__
-
-
-def test_mitmproxys_flow_state_keeps_no_secret_header_or_query_value():
-    import msgpack
-    from mitmproxy.test import tflow
-
-    flow = tflow.tflow(resp=True)
-    flow.request.path = "/r/1/mcp?access_token=hunter2&page=1"
-    flow.request.headers["X-Api-Key"] = "hunter2"
-    flow.response.headers["Set-Cookie"] = "sid=hunter2"
-    state = msgpack.packb(flow.get_state(), use_bin_type=True)
-    assert b"hunter2" in state
-    (packed,) = [v for v in ExchangeResponse(flow_state=state).values() if isinstance(v, bytes)]
-    assert b"hunter2" not in packed
-    request = msgpack.unpackb(packed, raw=False)["request"]
-    assert request["path"] == b"/r/1/mcp?access_token=[redacted]&page=1"
-
-
-def test_a_flow_state_that_cannot_be_read_is_dropped_rather_than_kept_raw():
-    values = ExchangeResponse(flow_state=b"\xc1 not msgpack hunter2").values()
-    assert not any(isinstance(v, bytes) and b"hunter2" in v for v in values)
-
-
 def test_a_json_key_made_of_thousands_of_secret_words_is_redacted_without_backtracking():
     # the member search once backtracked over the whole key for every secret word in it: minutes for 150 KB
     text = json.dumps({"token" * 30000: "sk-value-123456789", "n": 1})
@@ -287,3 +234,40 @@ def test_a_key_like_value_in_a_header_of_any_name_is_redacted_but_the_protocols_
     got = redact_headers([("x-other", f"v={key}"), ("mcp-session-id", jwt_like), ("accept", "text/event-stream")])
     assert got[0][0] == "x-other" and key not in got[0][1] and REDACTED in got[0][1]
     assert got[1:] == [("mcp-session-id", jwt_like), ("accept", "text/event-stream")]
+
+
+def test_a_secret_named_query_parameter_of_a_url_inside_a_json_string_is_redacted_whatever_its_length():
+    text = json.dumps({"result": {"link": "http://127.0.0.1:9/cb?page=2&token=q1", "n": "keep=me"}})
+    assert json.loads(redact_json_text(text)) == {
+        "result": {"link": f"http://127.0.0.1:9/cb?page=2&token={REDACTED}", "n": "keep=me"}
+    }
+
+
+def test_a_url_query_in_a_protocol_members_value_is_left_alone():
+    text = json.dumps({"requestState": "a?token=q1", "x": "b?token=q1"})
+    assert json.loads(redact_json_text(text)) == {"requestState": "a?token=q1", "x": f"b?token={REDACTED}"}
+
+
+def test_a_body_that_is_not_json_has_its_key_like_values_and_secret_pairs_redacted_too():
+    body = b"error: invalid key sk-abcdefghijklmnopqrstuv for access_token=hunter22hunter"
+    out = redact_json_bytes(body)
+    assert b"sk-abcdef" not in out and b"hunter22" not in out and out.startswith(b"error: invalid key ")
+
+
+def test_a_url_in_any_header_value_loses_its_secret_named_query_parameters():
+    out = redact_headers([("Referer", "http://127.0.0.1:9/back?state=s&api_key=q1"), ("Accept", "text/html")])
+    assert out == [("Referer", f"http://127.0.0.1:9/back?state=s&api_key={REDACTED}"), ("Accept", "text/html")]
+
+
+def test_free_text_loses_key_like_values_secret_pairs_and_url_queries_and_keeps_the_rest():
+    text = "GET http://h/x?sig=abc&auth=q1 failed: API_KEY=abcdefgh123 then sk-abcdefghijklmnopqrstuv"
+    out = redact.redact_text(text, "anomaly")
+    assert "q1" not in out and "abcdefgh123" not in out and "sk-abcdef" not in out
+    assert out.startswith("GET http://h/x?sig=abc&auth=") and "failed: API_KEY=" in out
+    assert redact.redact_text("tools/call", "method") == "tools/call"
+
+
+def test_terminal_text_masked_at_its_own_length_keeps_every_offset():
+    text = "open http://h/cb?token=q1xyz now"
+    out = redact.redact_text(text, "terminal", same_length=True)
+    assert len(out) == len(text) and "q1xyz" not in out
