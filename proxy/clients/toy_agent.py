@@ -9,10 +9,13 @@ retried as unfinished three times, then the call fails. Fixed, absent means "com
 The shape builds (`--variant method-verb`, `method-flags`, `tool-subcommands`, `tool-option`, `server-flag`,
 `long-help`, `short-help`) keep the flaws but offer the call under another command-line shape, each with a help text
 of its own, so discovery is proved on every shape it recognises; called any other way they fail with a usage error.
+The URL-first builds (`url-tools`, `url-list`, `url-help`, `connect`) hide the surface from the help alone: it shows
+once the CLI has the server URL, or after a connect step.
 
 This module is the command line (the `backchannel-toy-agent` entry point, and `python -m` of it): the global options,
 the top-level help and the dispatch. The builds and the call loop are in toy_agent_core.py, the shape builds in
-toy_agent_shapes.py, the `ui` command and its flawed builds in toy_agent_ui.py, the wire in toy_agent_wire.py.
+toy_agent_shapes.py and toy_agent_url_first.py, the `ui` command and its flawed builds in toy_agent_ui.py, the wire
+in toy_agent_wire.py.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from backchannel.proxy.clients.toy_agent_shapes import (
     shape_help,
 )
 from backchannel.proxy.clients.toy_agent_ui import run_ui
+from backchannel.proxy.clients.toy_agent_url_first import URL_FIRST, dispatch_url_first
 
 USAGE = "usage: backchannel-toy-agent [--fix provenance] [--fix result-type] [--variant NAME] COMMAND ..."
 MCP_CALL = """  mcp call SERVER_URL TOOL [ARGS_JSON]
@@ -90,6 +94,8 @@ def dispatch(build: Build, args: list[str]) -> int:
     """Run one command line (after the global options)."""
     if build.variant == "method-flags":  # no commands at all: SERVER_URL and options
         return run_method_flags(build, args)
+    if build.variant in URL_FIRST:  # the surface shows only after the URL, or after a connect step
+        return dispatch_url_first(build, args)
     if not args:
         raise UsageError("no command given")
     command, rest = args[0], args[1:]
@@ -132,11 +138,15 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     flag = "--help"
+    build: Build | None = None
     try:
         build, args = parse_globals(sys.argv[1:] if argv is None else argv)
         flag = HELP_FLAG.get(build.variant, flag)
         return dispatch(build, args)
     except UsageError as exc:
+        if build is not None and build.variant in URL_FIRST:  # its own words only: no generic usage to read as help
+            print(f"{wire.CLIENT_NAME}: {exc}", file=sys.stderr)
+            return 2
         print(f"{wire.CLIENT_NAME}: {exc}\n{USAGE}\nRun '{wire.CLIENT_NAME} {flag}' for the commands.", file=sys.stderr)
         return 2
 

@@ -21,6 +21,8 @@ from backchannel.proxy.clients import toy_agent_wire as wire
 
 # builds whose call surface has another shape (toy_agent_shapes.py): discovery must recognise each from its help alone
 SHAPES = ("method-verb", "method-flags", "tool-subcommands", "tool-option", "server-flag", "long-help", "short-help")
+# builds whose surface shows only once given the URL, or after a connect step (toy_agent_url_first.py)
+URL_FIRST = ("url-tools", "url-list", "url-help", "connect")
 VARIANTS = (
     "flawed",
     "no-call-surface",
@@ -30,6 +32,7 @@ VARIANTS = (
     "strict",
     "interactive",
     *SHAPES,
+    *URL_FIRST,
 )
 CONFIRM_PROMPT = "Send this answer to the server? [y/N] "
 FIXES = ("provenance", "result-type")

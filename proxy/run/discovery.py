@@ -10,8 +10,19 @@ disposes: the first candidate that really makes a `tools/call` is the target's i
 5. a `--tool NAME` option on a command;
 
 and for each, the server URL where that CLI takes it: a server-URL flag (`--url`, `--server-url`, `--server`,
-`--endpoint`) its help describes as a URL, else positional; `--transport http` (or `streamable-http`) is tried as an
-extra when the help offers it. Help is read from `--help` and `-h` alike, whichever answers.
+`--endpoint`) its help describes as a URL, else positional (before the tool, and after it too when the help does not
+say); `--transport http` (or `streamable-http`) is tried as an extra when the help offers it. Help is read from
+`--help` and `-h` alike, whichever answers.
+
+Two classes of CLI hide their surface from that help, and are read the way they ask to be:
+
+- **URL first**: a CLI whose commands (one per tool, or a call verb) appear only once it has the server URL, or
+  whose help answers only after it (`-h` and `help` fail). When the help shows no surface but names a URL flag or a
+  URL placeholder, the help is read again after the URL (`--url {url} --help`, `{url} --help`), and each list
+  command it names (`tools`, `list-tools`, `--list`...) is run after the URL and its output read for the tools;
+  the candidates then carry the URL where it was given.
+- **A session step first**: a `connect SERVER_URL` (or `session open URL`) command beside a call that takes no URL:
+  the candidate runs both, in one client run (proxy/run/steps.py), `connect {url}` then the call.
 """
 
 from __future__ import annotations
@@ -21,6 +32,8 @@ import shlex
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from backchannel.proxy.run.steps import steps_argv
 
 if TYPE_CHECKING:
     from backchannel.recordings.shapes import Discovery as DiscoveryRecord
@@ -34,6 +47,9 @@ HELP_WORDS = ("--help", "-h", "help")
 TOOL = "get_repo_status"
 MAX_CANDIDATES = 8  # the bound: at most this many candidate invocations are run against the endpoint
 MAX_SUB_HELP = 6  # at most this many subcommands have their own help read (each by --help, then -h if needed)
+MAX_URL_PREFIXES = 2  # at most this many ways of giving the URL first are tried, each: its help, then its listings
+MAX_LISTINGS = 2  # at most this many list commands are run after the URL, per way of giving it
+URL = "{url}"
 NO_CALL = "no tools/call reached the endpoint"
 
 _BOX = re.compile(r"[│┃║|╭╮╰╯─━┌┐└┘]")
@@ -47,6 +63,7 @@ _ENTRY = re.compile(
     rf"^(?P<indent>\s*)(?P<words>{_WORD}(?: {_WORD}){{0,2}}?)(?P<args>(?: +{_ARG})*+)(?:\s{{2,}}(?P<desc>\S.*?))?\s*$"
 )
 MAX_LINE = 1000  # longer lines are not read as entries or options
+MAX_HELP_TEXT = 1_000_000  # a longer output is not searched for the ways it gives a URL
 _USAGE = re.compile(r"^\s*usage:\s*(?P<prog>\S+)(?P<rest>.*)$", re.IGNORECASE)
 _LEADING_OPTIONS = re.compile(r"^(?: +(?:\[[^\[\]]*\]|--?[a-z][\w-]*(?:[ =](?:<[^<>]*>|[A-Z][A-Z0-9_-]*))?))*")
 _ABOUT = re.compile(r"\b(url|server|tool|target|mcp)\b", re.IGNORECASE)
@@ -60,6 +77,10 @@ _URL_PLACEHOLDER = re.compile(r"URL|URI|SERVER|ENDPOINT", re.IGNORECASE)
 _TOOL_PLACEHOLDER = re.compile(r"TOOL|NAME", re.IGNORECASE)
 _URL_FLAGS = ("--url", "--server-url", "--mcp-url", "--endpoint-url", "--server", "--endpoint")
 _URL_WORDS = re.compile(r"\b(url|uri|https?|endpoint)\b|https?://", re.IGNORECASE)
+_URL_MENTION = re.compile(r"<(?:server[-_])?ur[li]>|\b[A-Z_]*UR[LI]\b")
+_LIST_WORDS = ("tools", "list-tools", "tools-list", "list_tools", "tools_list", "list", "ls")
+_LIST_OPTIONS = ("--list", "--list-tools", "--tools")
+_CONNECT_LAST = ("connect", "open", "start", "attach", "new")
 _SPEC_TOKEN = re.compile(
     r"^(?:--?[a-zA-Z][\w-]*(?:=\S+)?|\[[^\[\]]*\]|<[^<>]*>|\{[^{}]*\}|[A-Z][A-Z0-9_.-]*|"
     r"string|strings|int|bool|float|duration|text|choice|str|integer|path)$"
@@ -278,21 +299,29 @@ def invocations(
     """The candidate command lines for one surface, `{url}` where that CLI takes it, most specific first."""
     tool_args = tuple(tool if part == "{tool}" else part for part in surface.tool_args)
     own_flag, parent_flag = url_flag(own_help), url_flag(parent_help)
-    if surface.positional == "after":
-        plain = (*base, *surface.path, *tool_args, "{url}")
+    unsaid = False  # the help says neither where the URL goes nor that a flag takes it
+    if URL in base:  # given first (a URL-first CLI): the surface follows it
+        plain = (*base, *surface.path, *tool_args)
+    elif surface.positional == "after":
+        plain = (*base, *surface.path, *tool_args, URL)
     elif surface.positional == "before" or not (own_flag or parent_flag):
-        plain = (*base, *surface.path, "{url}", *tool_args)
+        plain = (*base, *surface.path, URL, *tool_args)
+        unsaid = surface.positional is None and surface.shape in ("call-subcommand", "method-verb")
     elif own_flag:
-        plain = (*base, *surface.path, own_flag, "{url}", *tool_args)
+        plain = (*base, *surface.path, own_flag, URL, *tool_args)
     else:
         assert parent_flag is not None
-        plain = (*base, parent_flag, "{url}", *surface.path, *tool_args)
-    bases = [plain]
-    if re.search(r"--auth\b.*\bnone\b", own_help, re.IGNORECASE | re.DOTALL):
-        bases.insert(0, (*plain, "--auth", "none"))
-    transport = transport_http(own_help) or (transport_http(parent_help) if not own_help else None)
-    extra = [(*b, "--transport", transport) for b in bases] if transport else []
-    return [*bases, *extra]
+        plain = (*base, parent_flag, URL, *surface.path, *tool_args)
+    orders = [plain, (*base, *surface.path, *tool_args, URL)] if unsaid else [plain]  # `call TOOL URL` as likely
+    out: list[Argv] = []
+    for order in orders:
+        bases = [order]
+        if re.search(r"--auth\b.*\bnone\b", own_help, re.IGNORECASE | re.DOTALL):
+            bases.insert(0, (*order, "--auth", "none"))
+        transport = transport_http(own_help) or (transport_http(parent_help) if not own_help else None)
+        extra = [(*b, "--transport", transport) for b in bases] if transport else []
+        out.extend([*bases, *extra])
+    return out
 
 
 def candidates(
@@ -305,13 +334,44 @@ def candidates(
     out: list[Argv] = []
     counted = _distinct(outputs)
     extra = [HelpOutput((*path, "--help"), 0, text) for path, text in sub_help.items()]
+    connect = connect_step(counted) if URL not in base else None
     for output in [*counted, *extra]:
         for surface in surfaces(output, tools):
             parent = "\n".join(o.text for o in counted if o.prefix == surface.found_in and o.prefix != surface.path)
-            for candidate in invocations(base, surface, _own_help(surface, counted, sub_help), parent, tools[0]):
+            own = _own_help(surface, counted, sub_help)
+            found = invocations(base, surface, own, parent, tools[0])
+            if connect is not None and surface.positional is None and not (url_flag(own) or url_flag(parent)):
+                # a call that takes no URL beside a command that opens a session with one: both, in one run
+                call = tuple(tools[0] if part == "{tool}" else part for part in (*surface.path, *surface.tool_args))
+                found.insert(0, steps_argv((*base, *connect), (*base, *call)))
+            for candidate in found:
                 if candidate not in out:
                     out.append(candidate)
     return out
+
+
+def connect_step(outputs: Iterable[HelpOutput]) -> Argv | None:
+    """The command that opens a session with a server, with {url} where it takes it (`connect {url}`, `session open
+    --url {url}`), when a help lists one that needs nothing else; None when none does."""
+    for output in outputs:
+        for entry in _entries(output):
+            words = entry.words
+            if words[-1] not in _CONNECT_LAST or not ({"connect", "session", "sessions"} & set(words)):
+                continue
+            path = _path(output, words)
+            flag = next((re.split(r"[ =]", a)[0] for a in entry.args if a.startswith("--") and re.search("[ =]", a)), None)
+            bare = [a for a in entry.args if not a.startswith(("-", "["))]
+            if flag is not None and flag in _URL_FLAGS:
+                required = bare
+                step: Argv = (*path, flag, URL)
+            elif bare and _URL_PLACEHOLDER.search(bare[0]):
+                required = bare[1:]
+                step = (*path, URL)
+            else:
+                continue
+            if not required and not any(word.startswith("-") for word in path):
+                return step
+    return None
 
 
 def _distinct(outputs: Iterable[HelpOutput]) -> list[HelpOutput]:
@@ -366,6 +426,8 @@ def discover(
         if best and all(best[0].text != o.text for o in counted):
             sub_help[path] = best[0].text
     found = candidates(base, outputs, sub_help, tools)
+    if not found:  # no surface in the help: perhaps it shows only once the CLI has the URL
+        found = _url_first(base, outputs, run_help, tools)
     if not found:
         return Discovery("no-mcp-call-surface")
     tried: list[Argv] = []
@@ -377,6 +439,63 @@ def discover(
             return Discovery("found", candidate, tuple(found), tuple(tried), tuple(rejected))
         rejected.append((candidate, reason))
     return Discovery("no-tools-call-reached-the-mock", None, tuple(found), tuple(tried), tuple(rejected))
+
+
+def _url_first(
+    base: Sequence[str], outputs: Sequence[HelpOutput], run_help: Callable[[Argv], HelpOutput], tools: Sequence[str]
+) -> list[Argv]:
+    """Candidates of a CLI that shows its surface only after the URL: for each way its help gives the URL (at most
+    MAX_URL_PREFIXES), its help read after the URL and the output of each list command it names (at most
+    MAX_LISTINGS), then read as help of the command that follows the URL."""
+    for prefix in url_prefixes(outputs)[:MAX_URL_PREFIXES]:
+        read = [run_help((*prefix, HELP_FLAGS[0]))]
+        if not read[0].counts:
+            read.append(run_help((*prefix, HELP_FLAGS[1])))
+        helped = [HelpOutput((probe.probe[-1],), probe.exit_code, probe.text) for probe in read if probe.counts][:1]
+        listed = []
+        for listing in list_commands([*helped, *_distinct(outputs)])[:MAX_LISTINGS]:
+            shown = run_help((*prefix, *listing))
+            listed.append(HelpOutput((), shown.exit_code, shown.text))  # its tools follow the URL as commands
+        found = candidates((*base, *prefix), [*helped, *listed], {}, tools)
+        if found:
+            return found
+    return []
+
+
+def url_prefixes(outputs: Iterable[HelpOutput]) -> list[Argv]:
+    """The ways a CLI's own words (its help, or its errors: any output, counted or not) say the URL is given before
+    a command: a URL flag (one described as a URL first, then one named at all), else positional when they name a
+    URL placeholder (`<server-url>`, `SERVER_URL`). None when they mention no URL: a CLI that is not about servers
+    is not probed further."""
+    text = "\n".join(o.text for o in outputs if len(o.text) <= MAX_HELP_TEXT)
+    found: list[Argv] = []
+    described = url_flag(text)
+    if described is not None:
+        found.append((described, URL))
+    for flag in _URL_FLAGS:
+        if re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text) and (flag, URL) not in found:
+            found.append((flag, URL))
+    if _URL_MENTION.search(text):
+        found.append((URL,))
+    return found
+
+
+def list_commands(outputs: Iterable[HelpOutput]) -> list[Argv]:
+    """The commands a help names for listing a server's tools (`tools`, `list-tools`, `--list`...), as run after the
+    URL: an entry or an option of one of those names whose description is about tools."""
+    found: list[Argv] = []
+    for output in outputs:
+        if not output.counts:
+            continue
+        for entry in _entries(output):
+            if not entry.usage and entry.words[-1] in _LIST_WORDS and _TOOLISH.search(entry.about):
+                path = _path(output, entry.words)
+                if path not in found:
+                    found.append(path)
+        for flag, about in _options(output.text).items():
+            if flag in _LIST_OPTIONS and _TOOLISH.search(about) and (flag,) not in found:
+                found.append((flag,))
+    return found
 
 
 def rejection(outcome: str, exit_code: int | None, detail: str = "") -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from backchannel.proxy.run.discovery import NO_CALL, describe
+from backchannel.proxy.run.steps import steps_argv
 from backchannel.proxy.scenarios.base import CheckOptions
 from backchannel.proxy.scenarios.registry import run_check
 from backchannel.recordings import load
@@ -30,7 +31,14 @@ FOUND = {
     "server-flag": ("mcp", "call", "--server", "{url}", TOOL),  # 1 and 6: a call subcommand taking --server
     "long-help": ("invoke", "--url", "{url}", "--tool", TOOL),  # 7: -h exits 2, --help answers
     "short-help": ("invoke", "--url", "{url}", "--tool", TOOL),  # 7: --help exits 2, -h answers
+    # URL first: the commands are the server's tools, shown by the help once --url is given
+    "url-tools": ("--url", "{url}", "get-repo-status"),
+    # URL first: the tools show only in the output of --list, run after --server-url
+    "url-list": ("--server-url", "{url}", TOOL),
+    # URL first: -h, --help and help all fail until the URL is given; `URL --help` shows a tools-call verb
+    "url-help": ("{url}", "tools-call", TOOL),
 }
+
 
 
 def discovered(tmp_path: Path, variant: str) -> tuple[Recording, DiscoveryRecord]:
@@ -78,3 +86,24 @@ def test_a_cli_with_no_call_surface_is_still_skipped(tmp_path: Path) -> None:
     rec, record = discovered(tmp_path, "no-call-surface")
     assert (record.status, record.candidates, record.rejected) == ("no-mcp-call-surface", (), ())
     assert not [r for r in rec.runs if r.name == "discovery-call"]
+
+
+def test_a_cli_that_needs_a_connect_step_is_called_through_both_steps_and_the_ledger_confirms_it(tmp_path: Path) -> None:
+    rec, record = discovered(tmp_path, "connect")
+    base = (*TOY, "--variant", "connect", "--fix", "result-type")
+    assert record.status == "found"
+    assert record.invocation == steps_argv((*base, "connect", "{url}"), (*base, "call", TOOL))
+    assert record.tried[0] == record.invocation  # the two-step candidate is tried first, before guessing a URL
+    assert confirmed_by_the_ledger(rec, record)
+    control = next(r for r in rec.runs if r.name == "control")
+    assert control.exit_code is not None  # the probe ran both steps each run, in that run's own lab
+    assert any(m.method == "tools/call" for m in rec.messages_in(control.id))
+
+
+def test_url_first_probes_are_runs_of_their_own_and_each_list_command_ran_after_the_url(tmp_path: Path) -> None:
+    rec, record = discovered(tmp_path, "url-list")
+    helps = [r.client_argv for r in rec.runs if r.name == "discovery-help"]
+    base = [*TOY, "--variant", "url-list", "--fix", "result-type"]
+    assert [*base, "--server-url", "{url}", "--list"] in [list(argv or ()) for argv in helps]
+    listing = next(r for r in rec.runs if r.name == "discovery-help" and list(r.client_argv or ())[-1:] == ["--list"])
+    assert any(m.method == "tools/list" for m in rec.messages_in(listing.id))  # it read the endpoint's own tools
