@@ -114,7 +114,8 @@ class HelpOutput:
 @dataclass(frozen=True)
 class Surface:
     """One way a help text says a tool is called: the subcommand path, the tool's own arguments, and where the URL
-    goes when the help showed it as a positional ("before"/"after" the tool arguments; None when it did not)."""
+    goes when the help showed it as a positional ("before"/"after" the tool arguments), "flag" when one of the
+    entry's flags takes it, None when the help does not say."""
 
     shape: str  # call-subcommand | method-verb | method-flags | tool-subcommand | tool-option
     path: Argv
@@ -216,8 +217,9 @@ def _positional(args: Sequence[str], after: int = 0) -> str | None:
     bare = [a for a in args[after:] if not a.lstrip("[<").startswith("-")]
     url = next((i for i, a in enumerate(bare) if _URL_PLACEHOLDER.search(a)), None)
     tool = next((i for i, a in enumerate(bare) if _TOOL_PLACEHOLDER.search(a)), None)
-    if url is None:
-        return None
+    if url is None:  # "flag": a flag of the entry's takes it (`--server URL`); None: the entry does not say
+        flags = [a for a in args[after:] if a.lstrip("[<").startswith("-") and _URL_PLACEHOLDER.search(a)]
+        return "flag" if flags else None
     return "before" if tool is None or url < tool else "after"
 
 
@@ -359,7 +361,9 @@ def connect_step(outputs: Iterable[HelpOutput]) -> Argv | None:
             if words[-1] not in _CONNECT_LAST or not ({"connect", "session", "sessions"} & set(words)):
                 continue
             path = _path(output, words)
-            flag = next((re.split(r"[ =]", a)[0] for a in entry.args if a.startswith("--") and re.search("[ =]", a)), None)
+            flag = next(
+                (re.split(r"[ =]", a)[0] for a in entry.args if a.startswith("--") and re.search("[ =]", a)), None
+            )
             bare = [a for a in entry.args if not a.startswith(("-", "["))]
             if flag is not None and flag in _URL_FLAGS:
                 required = bare

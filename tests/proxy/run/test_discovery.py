@@ -5,6 +5,8 @@ import pytest
 
 from backchannel.proxy.run.discovery import (
     MAX_CANDIDATES,
+    MAX_LISTINGS,
+    MAX_URL_PREFIXES,
     NO_CALL,
     HelpOutput,
     call_paths,
@@ -16,6 +18,7 @@ from backchannel.proxy.run.discovery import (
     transport_http,
     url_flag,
 )
+from backchannel.proxy.run.steps import MODULE, steps_argv
 from backchannel.recordings.json_form import json_text, parse_json
 from backchannel.recordings.shapes import Discovery as DiscoveryRecord
 
@@ -342,3 +345,113 @@ def test_an_invocation_naming_none_of_the_tools_has_no_template():
 def test_only_the_last_naming_of_a_tool_is_templated_so_a_base_command_of_the_same_name_stays():
     template = tool_template(("get_notice", "call", "{url}", "get_notice"), UI_TOOLS)
     assert template is not None and template.argv == ("get_notice", "call", "{url}", "{tool}")
+
+
+# ---------------------------------------------------------------------------------------------- URL first, steps
+
+GENERATED_TOP = """usage: gen [--url URL] COMMAND [OPTIONS]
+
+A client generated from a remote MCP server: its commands are the server's tools.
+
+options:
+  --url URL   The MCP server's Streamable HTTP URL
+commands:
+  tools       List the server's tools as commands (needs --url)
+"""
+GENERATED_AFTER_URL = """tool commands of this server:
+  get-repo-status   Show the branch and sync state of a repository.
+  list-branches     List the branches.
+"""
+LIST_OPTION_TOP = """usage: lst --server-url URL [--list] [COMMAND [ARGS_JSON]]
+
+options:
+  --server-url URL  The MCP server's URL (required)
+  --list            List the server's tools and exit
+"""
+LISTED = "tools:\n  get_repo_status   Show the branch.\n  other_tool        Something else.\n"
+SESSION_HELP = """usage: sess COMMAND ...
+
+commands:
+  connect SERVER_URL      Open a session with a remote MCP server
+  call TOOL [ARGS_JSON]   Call a tool on the connected server
+"""
+
+
+def scripted(answers: dict[tuple[str, ...], HelpOutput], default: HelpOutput) -> tuple[list[tuple[str, ...]], object]:
+    """A run_help that answers some probes and fails the rest, remembering what it was asked."""
+    asked: list[tuple[str, ...]] = []
+
+    def run_help(probe: tuple[str, ...]) -> HelpOutput:
+        asked.append(probe)
+        answer = answers.get(probe, default)
+        return HelpOutput(probe, answer.exit_code, answer.text)
+
+    return asked, run_help
+
+
+def test_a_cli_whose_tool_commands_show_only_after_the_url_flag_is_read_again_after_it():
+    failing = HelpOutput((), 2, "gen: unknown command")
+    asked, run_help = scripted(
+        {("--help",): out(GENERATED_TOP), ("--url", "{url}", "--help"): out(GENERATED_AFTER_URL)}, failing
+    )
+    result = discover(["gen"], run_help, lambda c: None)  # type: ignore[arg-type]
+    assert result.status == "found" and result.invocation == ("gen", "--url", "{url}", "get-repo-status")
+    assert ("--url", "{url}", "--help") in asked
+
+
+def test_a_list_option_is_run_after_the_url_and_its_output_read_for_the_tools():
+    failing = HelpOutput((), 2, "lst: --server-url is required")
+    answers = {
+        ("--help",): out(LIST_OPTION_TOP),
+        ("--server-url", "{url}", "--help"): out(LIST_OPTION_TOP),
+        ("--server-url", "{url}", "--list"): HelpOutput((), 0, LISTED),
+    }
+    asked, run_help = scripted(answers, failing)
+    result = discover(["lst"], run_help, lambda c: None)  # type: ignore[arg-type]
+    assert result.invocation == ("lst", "--server-url", "{url}", TOOL)
+    assert asked.count(("--server-url", "{url}", "--list")) == 1
+
+
+def test_a_cli_whose_every_help_fails_until_the_url_is_given_is_read_after_a_positional_url():
+    refusal = HelpOutput((), 2, "cli: the server URL comes first; try: cli <server-url> --help")
+    after = "usage: cli <server-url> COMMAND\n  tools-call NAME [ARGS_JSON]   Call a tool of this server\n"
+    asked, run_help = scripted({("{url}", "--help"): out(after)}, refusal)
+    result = discover(["cli"], run_help, lambda c: None)  # type: ignore[arg-type]
+    assert result.invocation == ("cli", "{url}", "tools-call", TOOL)
+
+
+def test_a_cli_that_mentions_no_url_is_not_probed_after_one():
+    asked, run_help = scripted({}, HelpOutput((), 0, "  chat  talk\n  version  v"))
+    assert discover(["x"], run_help, lambda c: None).status == "no-mcp-call-surface"  # type: ignore[arg-type]
+    assert all("{url}" not in probe for probe in asked)
+
+
+def test_url_first_probing_is_bounded_whatever_the_help_names():
+    every = "options:\n" + "".join(f"  {flag} URL   the server URL\n" for flag in ("--url", "--server", "--endpoint"))
+    every += "  --list   list the tools\ncommands:\n  tools   list the server's tools\n  list-tools  list tools\n"
+    asked, run_help = scripted({}, HelpOutput((), 0, every))
+    assert discover(["x"], run_help, lambda c: None).status == "no-mcp-call-surface"  # type: ignore[arg-type]
+    after_url = [probe for probe in asked if "{url}" in probe]
+    assert len(after_url) <= MAX_URL_PREFIXES * (2 + MAX_LISTINGS)
+
+
+def test_a_call_that_takes_no_url_beside_a_connect_command_is_tried_first_as_two_steps():
+    found = candidates(["sess"], [out(SESSION_HELP)], {})
+    assert found[0] == steps_argv(("sess", "connect", "{url}"), ("sess", "call", TOOL))
+    assert ("sess", "call", "{url}", TOOL) in found[1:]  # the guesses without a session stay, later
+
+
+def test_a_connect_command_that_needs_more_than_the_url_proposes_no_steps():
+    named = SESSION_HELP.replace("connect SERVER_URL   ", "connect SERVER_URL NAME")
+    assert all(MODULE not in c for c in candidates(["sess"], [out(named)], {}))
+    session_open = SESSION_HELP.replace("connect SERVER_URL   ", "session open --url URL")
+    assert candidates(["s"], [out(session_open)], {})[0] == steps_argv(
+        ("s", "session", "open", "--url", "{url}"), ("s", "call", TOOL)
+    )
+
+
+def test_a_call_whose_help_does_not_say_where_the_url_goes_is_tried_both_ways():
+    assert candidates(["fast"], [out(FASTMCP_HELP)], {}) == [
+        ("fast", "call", "{url}", TOOL),
+        ("fast", "call", TOOL, "{url}"),
+    ]

@@ -40,7 +40,6 @@ FOUND = {
 }
 
 
-
 def discovered(tmp_path: Path, variant: str) -> tuple[Recording, DiscoveryRecord]:
     out = tmp_path / f"{variant}.sqlite"
     options = CheckOptions(out=out, target=[*TOY, "--variant", variant, "--fix", "result-type"], timeout=20)
@@ -88,7 +87,9 @@ def test_a_cli_with_no_call_surface_is_still_skipped(tmp_path: Path) -> None:
     assert not [r for r in rec.runs if r.name == "discovery-call"]
 
 
-def test_a_cli_that_needs_a_connect_step_is_called_through_both_steps_and_the_ledger_confirms_it(tmp_path: Path) -> None:
+def test_a_cli_that_needs_a_connect_step_is_called_through_both_steps_and_the_ledger_confirms_it(
+    tmp_path: Path,
+) -> None:
     rec, record = discovered(tmp_path, "connect")
     base = (*TOY, "--variant", "connect", "--fix", "result-type")
     assert record.status == "found"
@@ -102,8 +103,8 @@ def test_a_cli_that_needs_a_connect_step_is_called_through_both_steps_and_the_le
 
 def test_url_first_probes_are_runs_of_their_own_and_each_list_command_ran_after_the_url(tmp_path: Path) -> None:
     rec, record = discovered(tmp_path, "url-list")
-    helps = [r.client_argv for r in rec.runs if r.name == "discovery-help"]
+    assert record.status == "found"
     base = [*TOY, "--variant", "url-list", "--fix", "result-type"]
-    assert [*base, "--server-url", "{url}", "--list"] in [list(argv or ()) for argv in helps]
     listing = next(r for r in rec.runs if r.name == "discovery-help" and list(r.client_argv or ())[-1:] == ["--list"])
+    assert list(listing.client_argv or ()) == [*base, "--server-url", f"{listing.detail.url}", "--list"]
     assert any(m.method == "tools/list" for m in rec.messages_in(listing.id))  # it read the endpoint's own tools
