@@ -259,10 +259,8 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
                 new = _HEADER_BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", value)
                 if new != value:
                     redactor.count("header", lower)
-            low = new.lower()
             # a key-like value in any other header, too, and a secret-named query parameter of a URL in it
-            if any(kind.present(new, low) for kind in _VALUES) or ("=" in new and redactor.policy.has_name(low)):
-                new = _mask_values(new, "header", redactor, same_length=False)
+            new = _mask_values(new, "header", redactor, same_length=False)
             out.append((name, new))
     return out
 
@@ -445,14 +443,7 @@ def redact_key_like(text: str, kind: str) -> str:
     redactor = _in_force()
     if len(text) < _SHORTEST_SECRET or (redactor.policy.suspect.search(text) is None and redactor.policy.host is None):
         return text
-    low = text.lower()
-    new = text
-    for value_kind in _VALUES:
-        if value_kind.present(new, low):
-            new = value_kind.pattern.sub(_key_like(value_kind.label, kind), new)
-    if "=" in new and redactor.policy.has_name(low):
-        new = _mask_queries(new, kind, redactor, same_length=False)
-    new = _hosts_masked(new, kind, redactor)
+    new = _hosts_masked(_mask_values(text, kind, redactor, same_length=False, by_name=False), kind, redactor)
     return text if new == text else new
 
 
@@ -487,18 +478,9 @@ def _hosts_masked(text: str, kind: str, redactor: Redactor) -> str:
 _SHORTEST_SECRET = 6  # `?key=` and one character (`key=` needs eight more; a value of any key-like kind is longer)
 
 
-def _key_like(label: str, kind: str) -> Callable[[re.Match[str]], str]:
-    def replace(found: re.Match[str]) -> str:
-        value = found.group(0)
-        if value.startswith(REDACTED):
-            return value
-        _in_force().count(kind, label)
-        return REDACTED
-
-    return replace
-
-
-def _mask_values(text: str, kind: str, redactor: Redactor, *, same_length: bool) -> str:
+def _mask_values(text: str, kind: str, redactor: Redactor, *, same_length: bool, by_name: bool = True) -> str:
+    """Key-like values, secret-named query parameters and (`by_name`) `name=value` / `name: value` pairs of a
+    secret name, each masked (at their own length with `same_length`)."""
     policy = redactor.policy
     if policy.suspect.search(text) is None:
         return text
@@ -539,7 +521,7 @@ def _mask_values(text: str, kind: str, redactor: Redactor, *, same_length: bool)
 
         return value
 
-    new = policy.assignment.sub(assignment, text) if named else text
+    new = policy.assignment.sub(assignment, text) if named and by_name else text
     for value_kind in kinds:
         new = value_kind.pattern.sub(value_of(value_kind.label), new)
     if named and "=" in new:

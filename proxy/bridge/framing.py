@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 
 class NotAMessage(ValueError):
@@ -36,7 +36,7 @@ class Incoming:
         if self.method is None or not isinstance(self.message, dict):
             return None
         found = self.message.get("id")
-        return found if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)) else None
+        return found if _is_id(found) else None
 
 
 def read_line(raw: bytes) -> Incoming | None:
@@ -99,7 +99,8 @@ def top_level_members(prefix: bytes) -> tuple[set[str], str | int | None]:
         at += 1
 
 
-def _is_id(value: object) -> bool:
+def _is_id(value: object) -> TypeGuard[str | int]:
+    """A JSON-RPC request id: a string or an integer (a bool is not one)."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
