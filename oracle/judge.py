@@ -9,9 +9,9 @@ from backchannel.recordings.model import Recording
 
 from . import harness
 from .model import VERDICT_OF, Check, Finding, Report, Result
-from .registry import all_checks
+from .registry import SESSION, all_checks
 
-ORACLE_VERSION = "1"
+ORACLE_VERSION = "2"  # 2: the session rules judge every recording
 
 
 def scenarios_of(rec: Recording) -> tuple[str, ...]:
@@ -74,13 +74,14 @@ def _harness_results(rec: Recording, scenarios: tuple[str, ...]) -> list[Result]
 
 def judge(rec: Recording, checks: Iterable[Check] | None = None) -> Report:
     """Judge one recording; the same recording always gives the same report."""
-    wanted = scenarios_of(rec)
+    staged = scenarios_of(rec)
+    wanted = (*staged, SESSION)  # the session rules judge every recording, a scenario's or not
     chosen = (
         list(checks)
         if checks is not None
         else [c for c in all_checks().values() if c.scenario in wanted or set(c.also) & set(wanted)]
     )
-    results = _harness_results(rec, wanted)
+    results = _harness_results(rec, staged or (SESSION,))
     info = rec.info
     for check in chosen:
         for finding in check.fn(rec):

@@ -22,6 +22,8 @@ from .model import Check, CheckFn, Level
 
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 BUILTIN = "backchannel.oracle.scenarios"
+SESSION_PACKAGE = "backchannel.oracle.session"  # the session rules: judged on every recording, of no scenario
+SESSION = "session"
 ENTRY_POINT_GROUP = "backchannel.scenarios"
 ENV_VAR = "BACKCHANNEL_SCENARIOS"
 _REGISTRY: dict[str, Check] = {}  # every check registered so far, from any package
@@ -140,9 +142,17 @@ def _active() -> dict[str, tuple[str, tuple[str, ...]]]:
     return active
 
 
+def session_checks() -> dict[str, Check]:
+    """The session rules (oracle/session/): checks of no scenario's, judged on every recording."""
+    if SESSION_PACKAGE not in _BY_PACKAGE:
+        _BY_PACKAGE[SESSION_PACKAGE] = _load_package(SESSION_PACKAGE)
+    _, ids = _BY_PACKAGE[SESSION_PACKAGE]
+    return {check_id: _REGISTRY[check_id] for check_id in sorted(ids)}
+
+
 def all_checks() -> dict[str, Check]:
-    """Every check of the scenarios in force, by id, in id order."""
-    ids = {check_id for _, checks in _active().values() for check_id in checks}
+    """Every check of the scenarios in force and every session rule, by id, in id order."""
+    ids = {check_id for _, checks in _active().values() for check_id in checks} | set(session_checks())
     return {check_id: _REGISTRY[check_id] for check_id in sorted(ids)}
 
 

@@ -104,6 +104,22 @@ def test_record_runs_the_sdk_client_through_the_proxy_and_show_prints_its_calls_
     assert shown.stderr == ""
 
 
+def test_judge_of_a_plain_recorded_session_gives_the_session_rules_not_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "session.sqlite"
+    client = [sys.executable, "-m", "backchannel.proxy.clients.drivers.py_sdk", "{url}"]
+    assert _cli("record", "--out", out, "--timeout", "30", "--", *client, timeout=90).returncode == 0
+    judged = _cli("judge", out, "--format", "json")
+    assert judged.returncode == 0, judged.stderr
+    report = json.loads(judged.stdout)
+    statuses = {r["id"]: r["status"] for r in report["results"] if r["scenario"] == "session"}
+    assert report["scenarios"][-1] == "session" and len(statuses) == 17
+    # the Python SDK spoke 2026-07-28 to the bundled endpoint: the client rules judged it; the endpoint is
+    # backchannel's own, so no server rule judged it
+    assert statuses["sep-2575-client-populates-meta"] == "PASS"
+    assert statuses["sep-2575-http-routing-headers-match-body"] == "PASS"
+    assert statuses["session-server-result-type"] == "SKIP"
+
+
 def test_show_prints_a_line_the_client_wrote_in_pieces_as_one_line(tmp_path: Path) -> None:
     # print("tools:", name) makes four writes; with PYTHONUNBUFFERED the lab may read them as four chunks
     pieces = [b"tools:", b" ", TOOL.encode(), b"\n", REPO_TEXT.encode(), b"\n"]

@@ -35,11 +35,17 @@ def _judged(name: str) -> tuple[Result, ...]:
 
 
 def results(name: str) -> dict[str, Result]:
-    """Judge recordings/reference/<name>.sqlite; results by check id (one per check in this scenario)."""
-    found = _judged(name)
+    """Judge recordings/reference/<name>.sqlite; results by check id (one per check in this scenario; the session
+    rules, which judge every recording, are `session_results`)."""
+    found = [r for r in _judged(name) if r.scenario != "session"]
     ids = [r.id for r in found]
     assert len(ids) == len(set(ids)), f"a check judged more than once in {name}: {ids}"
     return {r.id: r for r in found}
+
+
+def session_results(name: str) -> dict[str, Result]:
+    """The session rules' results on recordings/reference/<name>.sqlite, by rule id."""
+    return {r.id: r for r in _judged(name) if r.scenario == "session"}
 
 
 def evidence_payloads(rec: Recording, result: Result) -> list[object]:

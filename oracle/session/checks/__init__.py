@@ -1,0 +1,1 @@
+"""One module per session rule; the registry imports every one."""

@@ -1,0 +1,25 @@
+"""A client that declares the sampling capability declares it as an object."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from backchannel.oracle.model import Finding
+from backchannel.oracle.registry import check
+from backchannel.recordings.model import Recording
+
+from ..capabilities import declares_as_object
+from ..facts import SCENARIO, SPEC
+
+
+@check(
+    "sep-2575-client-declares-sampling-capability",
+    scenario=SCENARIO,
+    level="MUST",
+    spec=f"{SPEC}/schema#clientcapabilities",
+    title="The sampling capability, when declared, is a JSON object",
+)
+def judge(rec: Recording) -> Iterator[Finding]:
+    """ClientCapabilities.sampling is an object in the schema: a request declaring it (in `_meta` clientCapabilities,
+    or in `initialize`) as anything else (true, a string, null) FAILs, citing the request. Never declared: SKIP."""
+    yield declares_as_object(rec, "sampling")
