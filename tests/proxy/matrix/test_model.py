@@ -21,7 +21,9 @@ def test_the_references_make_one_table_per_scenario_with_every_recording_of_it_a
         "elicitation-ui",
         "elicitation-url-mode",
         "mrtr-provenance",
+        "session",  # the session rules judge every recording: every reference is a column of that table
     ]
+    assert len(matrix.tables[4].columns) == len(list(REFERENCES.glob("*.sqlite")))
     mrtr = matrix.tables[3]
     assert [c.recording for c in mrtr.columns] == sorted(p.name for p in REFERENCES.glob("mrtr-provenance-*.sqlite"))
     assert [r.id for r, _ in mrtr.rows] == sorted(r.id for r, _ in mrtr.rows)
@@ -65,6 +67,6 @@ def test_server_scenario_columns_are_labelled_by_the_server_not_the_scripted_cli
 
     path = REFERENCES / "elicitation-sep1036-url-mode-py-sdk.sqlite"
     rec = load(path)
-    [table] = build([(Input(path, path.name), rec, judge(rec))]).tables
+    table, _session = build([(Input(path, path.name), rec, judge(rec))]).tables
     [column] = table.columns
     assert (column.client.label, column.client.role) == ("backchannel-py-sdk", "server")

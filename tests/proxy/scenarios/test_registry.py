@@ -31,7 +31,7 @@ def _cli(*args: str | Path, extra: str | None = RECIPE, timeout: float = 90) -> 
 def test_both_sides_know_the_same_scenarios_and_every_check_belongs_to_one():
     assert scenario_names() == list(oracle_scenarios())
     assert missing_oracle_side() == []
-    assert {c.scenario for c in all_checks().values()} <= set(scenario_names())
+    assert {c.scenario for c in all_checks().values()} <= {*scenario_names(), "session"}  # the session rules: none's
 
 
 def test_an_unknown_scenario_is_refused_naming_the_known_ones():
@@ -52,11 +52,16 @@ def test_serve_and_record_refuse_an_unknown_scenario_before_anything_is_served(t
     assert not out.exists()
 
 
+def _own(report: dict) -> list[dict]:
+    """A report's results of the scenario's own checks (the session rules judge every recording beside them)."""
+    return [r for r in report["results"] if r["scenario"] != "session"]
+
+
 def test_every_command_lists_the_same_scenario_names():
     listed = [line.split()[0] for line in _cli("scenarios", extra=None).stdout.splitlines()]
     assert listed == scenario_names()
     checks = {line.split()[1].strip("[]") for line in _cli("checks", extra=None).stdout.splitlines()}
-    assert checks <= set(listed)
+    assert checks <= {*listed, "session"}
     for command in ("check", "serve", "record"):
         shown = "".join(_cli(command, "--help", extra=None).stdout.replace("│", "").split())
         assert ",".join(listed) in shown, command
@@ -82,18 +87,18 @@ def test_a_scenario_defined_only_under_tests_is_discovered_run_end_to_end_and_ju
 
     done = _cli("check", "--scenario", "echo-once", "--client", PY_SDK, "--out", passing, "--format", "json")
     assert done.returncode == 0, done.stderr
-    (result,) = json.loads(done.stdout)["results"]
+    (result,) = _own(json.loads(done.stdout))
     assert (result["id"], result["scenario"], result["status"]) == ("echo-once-answered", "echo-once", "PASS")
 
     silent = f"{sys.executable} -c pass {{url}}"
     done = _cli("check", "--scenario", "echo-once", "--client", silent, "--out", failing, "--format", "json")
     assert done.returncode == 1, done.stderr
-    (result,) = json.loads(done.stdout)["results"]
+    (result,) = _own(json.loads(done.stdout))
     assert result["status"] == "FAIL" and "saw 0 tools/call" in result["message"]
 
     rejudged = _cli("judge", passing, "--format", "json")
     assert json.loads(rejudged.stdout) == json.loads(_cli("judge", passing, "--format", "json").stdout)
-    assert json.loads(rejudged.stdout)["results"][0]["status"] == "PASS"
+    assert _own(json.loads(rejudged.stdout))[0]["status"] == "PASS"
 
 
 @pytest.mark.parametrize(("command", "side"), [("checks", "oracle"), ("check", "proxy")])

@@ -31,7 +31,9 @@ def check(tmp_path, url=None, **settings):
     began = time.monotonic()
     run_check(SCENARIO, CheckOptions(out=out, server=url, settings=settings), lambda _: None)
     report = judge(load(out))
-    return {r.id: r for r in report.results}, time.monotonic() - began, load(out)
+    # the session rules judge the server too (backchannel's client is not judged): their results are their own tests'
+    found = {r.id: r for r in report.results if r.scenario != "session"}
+    return found, time.monotonic() - began, load(out)
 
 
 def test_the_bundled_server_passes_all_seven_well_under_ten_seconds(tmp_path):

@@ -90,7 +90,7 @@ def test_the_whole_scenario_with_the_default_five_second_holds_finishes_well_ins
     assert run.detail.facts["hold_ms"] == 5000
     held = [x for x in rec.exchanges if x.t_end is not None and x.t_request is not None]
     assert sum(1 for x in held if x.t_end - x.t_request >= DEFAULT_HOLD_S - 0.1) == 2  # both holds really waited
-    assert {r.id: r.status for r in judge(rec).results} == dict.fromkeys(CHECKS, "PASS")
+    assert {r.id: r.status for r in judge(rec).results if r.scenario != "session"} == dict.fromkeys(CHECKS, "PASS")
     # the scenario itself (first run's start to last run's end, on the recording's clock) keeps its headroom; the
     # whole call (mitmdump and the endpoint starting, beside other tests on a shared core) stays inside the budget
     span = max(r.ended_at or 0.0 for r in rec.runs) - min(r.started_at or 0.0 for r in rec.runs)
