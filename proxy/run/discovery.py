@@ -77,6 +77,8 @@ _URL_PLACEHOLDER = re.compile(r"URL|URI|SERVER|ENDPOINT", re.IGNORECASE)
 _TOOL_PLACEHOLDER = re.compile(r"TOOL|NAME", re.IGNORECASE)
 _URL_FLAGS = ("--url", "--server-url", "--mcp-url", "--endpoint-url", "--server", "--endpoint")
 _URL_WORDS = re.compile(r"\b(url|uri|https?|endpoint)\b|https?://", re.IGNORECASE)
+_URL_VALUE = r"(?:<?(?:server[-_])?ur[li]>?|[A-Z_]*UR[LI]\b|https?://)"
+_INSECURE = re.compile(r"(?<![\w-])(--allow-http|--allow-insecure(?:-http)?|--insecure)(?![\w-])")
 _URL_MENTION = re.compile(r"<(?:server[-_])?ur[li]>|\b[A-Z_]*UR[LI]\b")
 _LIST_WORDS = ("tools", "list-tools", "tools-list", "list_tools", "tools_list", "list", "ls")
 _LIST_OPTIONS = ("--list", "--list-tools", "--tools")
@@ -283,6 +285,14 @@ def transport_http(text: str) -> str | None:
     return "http" if re.search(r"(?<![\w-])http(?![\w-])", described) else None
 
 
+def _insecure_flag(text: str) -> str | None:
+    """The flag a help offers for permitting a plain http:// URL (`--allow-http`, `--insecure`), described so."""
+    for flag, about in _options(text).items():
+        if _INSECURE.fullmatch(flag) and re.search(r"\bhttp\b|insecure|plain", about, re.IGNORECASE):
+            return flag
+    return None
+
+
 def _own_help(surface: Surface, outputs: Sequence[HelpOutput], sub_help: dict[Argv, str]) -> str:
     if surface.path in sub_help:
         return sub_help[surface.path]
@@ -320,6 +330,9 @@ def invocations(
         bases = [order]
         if re.search(r"--auth\b.*\bnone\b", own_help, re.IGNORECASE | re.DOTALL):
             bases.insert(0, (*order, "--auth", "none"))
+        insecure = _insecure_flag(own_help)
+        if insecure is not None:  # the endpoint is plain http://: a CLI that wants that confirmed gets it, first
+            bases.insert(0, (*bases[0], insecure))
         transport = transport_http(own_help) or (transport_http(parent_help) if not own_help else None)
         extra = [(*b, "--transport", transport) for b in bases] if transport else []
         out.extend([*bases, *extra])
@@ -426,6 +439,10 @@ def discover(
         read = [run_help((*path, HELP_FLAGS[0]))]
         if read[0].exit_code != 0:  # `--help` failed: `-h` may be the flag this CLI answers (or the reverse)
             read.append(run_help((*path, HELP_FLAGS[1])))
+        if not any(o.counts for o in read) and any(o.probe == ("help",) and o.counts for o in outputs):
+            # a CLI whose `help` answers may give a command's help as `help COMMAND` (and nothing else)
+            asked = run_help(("help", *path))
+            read.append(HelpOutput((*path, HELP_FLAGS[0]), asked.exit_code, asked.text))
         best = sorted((o for o in read if o.counts), key=lambda o: o.exit_code != 0)
         if best and all(best[0].text != o.text for o in counted):
             sub_help[path] = best[0].text
@@ -476,8 +493,8 @@ def url_prefixes(outputs: Iterable[HelpOutput]) -> list[Argv]:
     described = url_flag(text)
     if described is not None:
         found.append((described, URL))
-    for flag in _URL_FLAGS:
-        if re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text) and (flag, URL) not in found:
+    for flag in _URL_FLAGS:  # named with a URL for its value (`--url URL is required`): a `--server NAME` is not
+        if re.search(rf"(?<![\w-]){re.escape(flag)}[ =]{_URL_VALUE}", text) and (flag, URL) not in found:
             found.append((flag, URL))
     if _URL_MENTION.search(text):
         found.append((URL,))

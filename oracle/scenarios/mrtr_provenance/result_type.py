@@ -35,8 +35,17 @@ class Behaviour:
         return self._kind_against(None)
 
     def _kind_against(self, control: Behaviour | None) -> str:
+        """unfinished, complete, rejected; or unclear, when CONTROL itself never ended: a client that repeats its
+        calls until the timeout with a complete result too (a menu that comes back, a watch loop) repeats them for
+        its own reasons, and more calls or a timeout in ABSENT prove nothing about resultType."""
         baseline = control.calls if control else 1
-        if self.calls > baseline or self.input_retries or self.outcome == "timeout":
+        if self.input_retries:
+            return "unfinished"
+        if control is not None and control.outcome == "timeout":
+            if self.outcome != "timeout" and self.calls <= baseline:
+                return "complete" if self.surfaced else "rejected"
+            return "unclear"
+        if self.calls > baseline or self.outcome == "timeout":
             return "unfinished"
         if self.surfaced:
             return "complete"
@@ -154,6 +163,13 @@ def judge_result_type(rec: Recording) -> Finding:
         verdicts.append(("CONFIRMED", "ABSENT: treated a result without resultType as unfinished"))
     elif modern_kind == "complete":
         verdicts.append(("REFUTED", "ABSENT: surfaced the content with the same calls as CONTROL"))
+    elif modern_kind == "unclear":
+        return Finding.warned(
+            "CONTROL never ended either (it ran into the timeout with a complete result), so the calls ABSENT "
+            "repeated or its timeout cannot be laid at the missing resultType's door (a person judges). "
+            f"CONTROL: {control.describe()}; ABSENT: {modern.describe()}",
+            *(control.evidence + modern.evidence),
+        )
     else:
         observations.append(OBSERVATION_MODERN_REJECT)
     legacy_note = "ABSENT-LEGACY: skipped (the client never reached tools/call on an earlier-version server)"
@@ -161,9 +177,12 @@ def judge_result_type(rec: Recording) -> Finding:
         legacy = behaviour(rec, legacy_run)
         if legacy.calls and legacy.era == "legacy":
             kind = legacy.against(control)
-            verdict = "REFUTED" if kind == "complete" else "CONFIRMED"
-            verdicts.append((verdict, f"ABSENT-LEGACY: {kind} ({legacy.describe()})"))
             legacy_note = ""
+            if kind == "unclear":
+                legacy_note = "ABSENT-LEGACY: unclear (CONTROL never ended either)"
+            else:
+                verdict = "REFUTED" if kind == "complete" else "CONFIRMED"
+                verdicts.append((verdict, f"ABSENT-LEGACY: {kind} ({legacy.describe()})"))
         evidence = control.evidence + modern.evidence + legacy.evidence
     else:
         evidence = control.evidence + modern.evidence

@@ -17,6 +17,7 @@ from backchannel.proxy.run.discovery import (
     tool_template,
     transport_http,
     url_flag,
+    url_prefixes,
 )
 from backchannel.proxy.run.steps import MODULE, steps_argv
 from backchannel.recordings.json_form import json_text, parse_json
@@ -455,3 +456,37 @@ def test_a_call_whose_help_does_not_say_where_the_url_goes_is_tried_both_ways():
         ("fast", "call", "{url}", TOOL),
         ("fast", "call", TOOL, "{url}"),
     ]
+
+
+MCPORTER_CALL = """Usage: porter call [options] <selector|url> [args...]
+
+  https://host/mcp.tool   Call a tool by full HTTP URL
+
+Options:
+  --http-url <url>        The server's URL
+  --allow-http            Permit plain http:// URLs
+  -h, --help              display help for command
+"""
+
+
+def test_a_flag_that_permits_plain_http_is_added_first_when_the_help_offers_it():
+    top = "Usage: porter [command]\n\nCommands:\n  call  Call a tool by selector (server.tool) or HTTP URL\n"
+    found = candidates(["porter"], [out(top)], {("call",): MCPORTER_CALL})
+    assert found[0] == ("porter", "call", "{url}", TOOL, "--allow-http")
+    assert ("porter", "call", "{url}", TOOL) in found
+
+
+def test_a_server_flag_whose_value_is_a_name_is_not_tried_as_a_way_to_give_the_url():
+    named = out("Options:\n  --server <name>   Server to connect to, from the config file\n  --url URL   its URL\n")
+    assert url_prefixes([named]) == [("--url", "{url}"), ("{url}",)]
+    assert url_prefixes([out("error: --server NAME is required")]) == []
+    assert url_prefixes([out("error: --url URL is required")]) == [("--url", "{url}"), ("{url}",)]
+
+
+def test_a_command_whose_help_only_help_command_gives_is_read_that_way():
+    top = "usage: m [command]\ncommands:\n  call <server> <tool>   Call a tool on an MCP server\n"
+    sub = "usage: m call SERVER_URL TOOL\n"
+    answers = {("help",): out(top, "help"), ("--help",): out(top), ("help", "call"): out(sub, "help", "call")}
+    asked, run_help = scripted(answers, HelpOutput((), 2, "unknown option"))
+    result = discover(["m"], run_help, lambda c: None)  # type: ignore[arg-type]
+    assert ("help", "call") in asked and result.invocation == ("m", "call", "{url}", TOOL)

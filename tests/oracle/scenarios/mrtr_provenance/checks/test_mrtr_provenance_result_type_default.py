@@ -53,3 +53,25 @@ def test_an_absent_run_whose_bytes_moved_beyond_result_type_is_an_error_not_a_ve
     result = _reserialised(tmp_path, "absent-legacy")
     assert (result.status, result.reason) == ("ERROR", "differential-moved-more-than-one-key")
     assert "byte for byte" in result.message
+
+
+def _never_ending_control(tmp_path, reference: str):
+    """A copy of `reference` whose CONTROL ran into the timeout too, as a client that loops on its own does (a
+    menu that comes back after every call, re-answered by --answer, calls the tool until the timeout)."""
+    path = tmp_path / "loop.sqlite"
+    shutil.copyfile(REFERENCE / f"{reference}.sqlite", path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE runs SET outcome = 'timeout' WHERE name = 'control'")
+    conn.close()
+    return {r.id: r for r in judge(load(path)).results}[CHECK]
+
+
+def test_more_calls_in_absent_prove_nothing_when_control_never_ended_either_so_a_person_judges(tmp_path):
+    result = _never_ending_control(tmp_path, "mrtr-provenance-toy-flawed")
+    assert result.status == "WARN" and result.verdict is None and "CONTROL never ended" in result.message
+    assert not result.signals  # no CONFIRMED on a loop that is the client's own
+
+
+def test_an_absent_run_that_ended_with_the_calls_control_made_is_still_judged_when_control_looped(tmp_path):
+    result = _never_ending_control(tmp_path, "mrtr-provenance-toy-fixed")
+    assert result.status == "PASS"
