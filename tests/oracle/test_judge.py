@@ -53,3 +53,16 @@ def test_a_check_that_also_judges_another_scenario_reports_under_the_scenario_it
     [mrtr] = [r for r in judge(recording("mrtr-provenance-toy-flawed")).results if r.id == check.id]
     assert (ui.scenario, ui.status) == ("elicitation-ui", "PASS")
     assert mrtr.scenario == "mrtr-provenance"
+
+
+def test_beside_a_harness_error_no_session_rule_says_not_exercised_but_what_was_seen_is_still_judged(tmp_path):
+    from tests.oracle.session.wire import Wire, complete
+
+    wire = Wire()
+    wire.call("tools/call", {"name": "t"}, result=complete())
+    path = new_recording(tmp_path / "unended.sqlite", runs=[{"id": wire.run, "name": "live"}],
+                         exchanges=wire.exchanges, messages=wire.messages)  # fmt: skip
+    results = judge(load(path)).results  # the run never ended: the harness did not see all of it
+    assert any(r.status == "ERROR" and r.id == "harness-saw-every-run" for r in results)
+    session = {r.id: r.status for r in results if r.scenario == "session"}
+    assert "SKIP" not in session.values() and session["sep-2575-client-populates-meta"] == "PASS"

@@ -4,6 +4,7 @@ its headers, the client's request and the server's answer as messages of that fl
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,6 +123,9 @@ class Wire:
             exchanges=self.exchanges,
             messages=self.messages,
         )
+        with sqlite3.connect(path) as conn:  # the run ended as a client's does: the harness saw all of it
+            conn.execute("UPDATE runs SET started_at = 1, ended_at = 2, outcome = 'exited', exit_code = 0")
+        conn.close()
         (found,) = [r for r in judge(load(path)).results if r.id == rule]
         return found
 
