@@ -83,12 +83,16 @@ def judge(rec: Recording, checks: Iterable[Check] | None = None) -> Report:
     )
     results = _harness_results(rec, staged or (SESSION,))
     info = rec.info
-    unseen = bool(results)  # the harness did not see everything: a session rule nothing exercised says nothing
-    for check in chosen:
+    session_rules = [c for c in chosen if c.scenario == SESSION]
+    for check in [c for c in chosen if c.scenario != SESSION]:
+        results.extend(_result(check, finding, wanted) for finding in check.fn(rec))
+    # the harness did not see everything, or the scenario could not run: beside that ERROR a session rule that
+    # nothing exercised says nothing ("not exercised" would read as a quiet all-clear); what was seen is judged
+    unseen = any(r.status == "ERROR" for r in results)
+    for check in session_rules:
         for finding in check.fn(rec):
-            if unseen and check.scenario == SESSION and finding.status == "SKIP":
-                continue  # beside the ERROR, "not exercised" would read as a quiet all-clear
-            results.append(_result(check, finding, wanted))
+            if not (unseen and finding.status == "SKIP"):
+                results.append(_result(check, finding, wanted))
     return Report(
         tool_version="unknown" if info.tool_version is None else info.tool_version,
         oracle_version=ORACLE_VERSION,
