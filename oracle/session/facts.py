@@ -33,6 +33,8 @@ PROTOCOL_VERSION = f"{META}protocolVersion"
 CLIENT_CAPABILITIES = f"{META}clientCapabilities"
 CLIENT_INFO = f"{META}clientInfo"
 NOT_EXERCISED = "not-exercised"
+ROUTING_HEADERS = frozenset({"mcp-protocol-version", "mcp-method", "mcp-name"})
+_ROUTING_LENGTHS = frozenset(len(name) for name in ROUTING_HEADERS)
 INPUT_METHODS = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
 
 
@@ -55,7 +57,7 @@ class Request:
     modern: bool = False  # a 2026-07-28 request: its _meta or its header says so, or it is server/discover
     params: Mapping[str, Any] = field(default_factory=dict)  # its params as sent ({} when not an object)
     meta: Mapping[str, Any] = field(default_factory=dict)  # its params' _meta as sent ({} when not an object)
-    headers: Mapping[str, str] = field(default_factory=dict)  # its POST's headers, lowered names, first value each
+    headers: Mapping[str, str] = field(default_factory=dict)  # its POST's ROUTING_HEADERS (lowered), first value
     answered_as_sent: Any = None  # the answer as the answering side sent it; None: none, or the proxy made it
 
     @classmethod
@@ -66,8 +68,9 @@ class Request:
         meta = meta if isinstance(meta, dict) else {}
         headers: dict[str, str] = {}
         if exchange is not None and (exchange.method or "").upper() == "POST":
-            for name, value in exchange.request_headers:
-                headers.setdefault(name.lower(), value)
+            for name, value in exchange.request_headers:  # only the protocol's own: the length test spares a lower()
+                if len(name) in _ROUTING_LENGTHS and (low := name.lower()) in ROUTING_HEADERS:
+                    headers.setdefault(low, value)
         modern = (
             message.method == "server/discover"
             or meta.get(PROTOCOL_VERSION) == MODERN
