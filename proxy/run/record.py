@@ -16,11 +16,14 @@ from backchannel.proxy.endpoint.tools import EndpointConfig, ToolSpec
 from backchannel.proxy.judging.keep import keep_report
 from backchannel.proxy.run.capture import MAX_OUTPUT, Capture
 from backchannel.proxy.run.launcher import WebUiOptions
+from backchannel.proxy.run.live_rules import LiveRules
 from backchannel.proxy.run.placeholders import McpConfigOptions
 from backchannel.proxy.run.tty import TtyOptions
 from backchannel.proxy.timeline import ARROWS, safe, summary
 from backchannel.recordings import load, redact
 from backchannel.recordings.reader import messages_after
+
+RULES_EVERY_S = 1.0  # the live view judges the recording so far at most this often (a judge reads the whole file)
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,7 @@ def record_live(
         run = capture.new_run("live", plan, scenario=None if upstream else scenario)
         console.print(f"Point your client at: [bold]{run.url}[/bold]")
         console.print(f"Recording to {out}. Ctrl-C stops and closes the recording.", style="dim", markup=False)
-        last = 0
+        last, judged_at, rules, rules_looked = 0, 0, LiveRules(out), 0.0
         try:
             while True:
                 for message in messages_after(out, last):
@@ -113,6 +116,10 @@ def record_live(
                     # method and payload come from the client's traffic: never let them be read as markup
                     line = escape(safe(f"{message.kind} {message.method or ''} {summary(message.payload)}"))
                     console.print(f"#{message.seq} {ARROWS[message.direction]} {line}{mark}", highlight=False)
+                if last > judged_at and time.monotonic() - rules_looked >= RULES_EVERY_S:
+                    judged_at, rules_looked = last, time.monotonic()
+                    for broken in rules.news():  # the session rules, over the recording so far
+                        console.print(escape(broken), style="red", highlight=False)
                 time.sleep(0.1)  # a display refresh, not a wait for an event
         except KeyboardInterrupt:
             capture.end_run(run, outcome="live-stopped")

@@ -8,6 +8,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import msgpack
@@ -357,3 +358,46 @@ def test_upgrade_refuses_what_is_not_a_recording_with_exit_2_and_one_line(tmp_pa
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and str(path) in done.stderr and "Traceback" not in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_a_live_record_names_a_broken_session_rule_as_soon_as_the_recording_shows_it(tmp_path: Path) -> None:
+    import re
+    import select
+    import urllib.error
+    import urllib.request
+
+    out = tmp_path / "live.sqlite"
+    live = subprocess.Popen(
+        [*_backchannel(), "record", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()
+    )
+    try:
+        assert live.stdout is not None
+        line = live.stdout.readline().decode()
+        url = re.search(r"http://127\.0\.0\.1:\d+/r/\w+/mcp", line)
+        assert url, line
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}  # no clientCapabilities: a broken MUST
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}
+        request = urllib.request.Request(
+            url.group(0),
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                     "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"},
+        )  # fmt: skip
+        try:  # the endpoint refuses it (HTTP 400: no capabilities declared); the request is recorded all the same
+            urllib.request.urlopen(request, timeout=10).read()
+        except urllib.error.HTTPError as refused:
+            refused.read()
+        seen = []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:  # bounded: the line comes within a refresh or two of the message
+            ready, _, _ = select.select([live.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            said = live.stdout.readline().decode()
+            seen.append(said)
+            if "rule FAIL" in said:
+                break
+        assert any("rule FAIL: sep-2575-client-populates-meta (client, MUST) at #" in s for s in seen), seen
+    finally:
+        live.send_signal(2)
+        live.communicate(timeout=30)

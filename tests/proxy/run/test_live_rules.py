@@ -1,0 +1,44 @@
+"""The live view's session rules: a rule broken in the recording so far is said once, with its side and message."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from backchannel.proxy.run.live_rules import LiveRules, side_of
+from tests.factories import new_recording
+from tests.oracle.session.wire import Wire, complete, modern_meta
+
+
+def _written(path: Path, wire: Wire) -> Path:
+    new_recording(path, runs=[{"id": wire.run, "name": "live"}], exchanges=wire.exchanges, messages=wire.messages)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE runs SET started_at = 1, ended_at = 2, outcome = 'exited', exit_code = 0")
+    conn.close()
+    return path
+
+
+def test_a_broken_rule_is_said_once_naming_its_side_level_and_message(tmp_path):
+    wire = Wire()
+    wire.call("tools/call", {"name": "t"}, result=complete(), meta=modern_meta(clientCapabilities=None))
+    live = LiveRules(_written(tmp_path / "live.sqlite", wire))
+    [line] = [said for said in live.news() if "populates-meta" in said]
+    assert line.startswith("rule FAIL: sep-2575-client-populates-meta (client, MUST) at #1: ")
+    assert live.news() == []  # nothing new since
+
+
+def test_a_session_that_keeps_every_rule_says_nothing(tmp_path):
+    wire = Wire()
+    wire.call("tools/call", {"name": "t"}, result=complete())
+    assert LiveRules(_written(tmp_path / "good.sqlite", wire)).news() == []
+
+
+def test_a_recording_that_cannot_be_read_yet_says_nothing_rather_than_failing(tmp_path):
+    (tmp_path / "half.sqlite").write_bytes(b"not yet a recording")
+    assert LiveRules(tmp_path / "half.sqlite").news() == []
+
+
+def test_the_side_is_read_from_the_rule_id():
+    assert side_of("session-server-result-type") == "server"
+    assert side_of("sep-2575-http-server-error-jsonrpc-id") == "server"
+    assert side_of("sep-2322-client-no-state-omitted") == "client"
