@@ -265,6 +265,12 @@ def server_sessions(rec: Recording) -> Iterator[Session]:
     return (session for session in sessions(rec) if session.staged != "server")
 
 
+def modern_posts(rec: Recording) -> Iterator[Request]:
+    """The judged clients' 2026-07-28 requests that came in a POST of their own (their headers are theirs)."""
+    for session in client_sessions(rec):
+        yield from (request for request in session.modern if request.posted)
+
+
 def rounds(rec: Recording) -> Iterator[Round]:
     """The MRTR rounds of every judged client."""
     for session in client_sessions(rec):

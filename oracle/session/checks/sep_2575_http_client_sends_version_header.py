@@ -8,7 +8,7 @@ from backchannel.oracle.model import Finding
 from backchannel.oracle.registry import check
 from backchannel.recordings.model import Recording
 
-from ..facts import SCENARIO, SPEC, Tally, client_sessions
+from ..facts import SCENARIO, SPEC, Tally, modern_posts
 
 
 @check(
@@ -23,14 +23,11 @@ def judge(rec: Recording) -> Iterator[Finding]:
     client sent in the 2026-07-28 era in a POST of its own (a request that came another way, over stdio through
     the bridge, is not judged). Missing: FAIL, citing the request. None in that era over HTTP: SKIP."""
     tally = Tally()
-    for session in client_sessions(rec):
-        for request in session.modern:
-            if not request.posted:
-                continue
-            tally.exercise(session.run_id)
-            if "mcp-protocol-version" not in request.headers:
-                why = f"{request.message.method} (id {request.message.jsonrpc_id}) came without the header"
-                tally.broke(why, (request.evidence("no MCP-Protocol-Version header"),))
-            elif tally.keeping:
-                tally.keep(request.evidence("MCP-Protocol-Version sent"))
+    for request in modern_posts(rec):
+        tally.exercise(request.message.run_id)
+        if "mcp-protocol-version" not in request.headers:
+            why = f"{request.message.method} (id {request.message.jsonrpc_id}) came without the header"
+            tally.broke(why, (request.evidence("no MCP-Protocol-Version header"),))
+        elif tally.keeping:
+            tally.keep(request.evidence("MCP-Protocol-Version sent"))
     yield tally.finding(what="2026-07-28 POST(s)", kept="each with the header")

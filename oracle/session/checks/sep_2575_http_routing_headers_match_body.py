@@ -11,7 +11,7 @@ from backchannel.oracle.model import Finding
 from backchannel.oracle.registry import check
 from backchannel.recordings.model import Recording
 
-from ..facts import SCENARIO, SPEC, Request, Tally, client_sessions
+from ..facts import SCENARIO, SPEC, Request, Tally, modern_posts
 
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 SENTINEL_START, SENTINEL_END = "=?base64?", "?="
@@ -70,15 +70,12 @@ def judge(rec: Recording) -> Iterator[Finding]:
     itself). Judged on each 2026-07-28 request in a POST of its own, the headers as sent against the body as the
     client sent it. A header missing, disagreeing, or plain where Base64 is required: FAIL. None: SKIP."""
     tally = Tally()
-    for session in client_sessions(rec):
-        for request in session.modern:
-            if not request.posted:
-                continue
-            tally.exercise(session.run_id)
-            problems = _problems(request)
-            if problems:
-                why = f"{request.message.method} (id {request.message.jsonrpc_id}): {'; '.join(problems)}"
-                tally.broke(why, (request.evidence("; ".join(problems)[:200]),))
-            elif tally.keeping:
-                tally.keep(request.evidence("routing headers agree"))
+    for request in modern_posts(rec):
+        tally.exercise(request.message.run_id)
+        problems = _problems(request)
+        if problems:
+            why = f"{request.message.method} (id {request.message.jsonrpc_id}): {'; '.join(problems)}"
+            tally.broke(why, (request.evidence("; ".join(problems)[:200]),))
+        elif tally.keeping:
+            tally.keep(request.evidence("routing headers agree"))
     yield tally.finding(what="2026-07-28 POST(s)", kept="each with agreeing routing headers")
