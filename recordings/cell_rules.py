@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import msgpack
@@ -43,29 +44,11 @@ def _over_text(fn: Callable[[str], str]) -> Rule:
 
 
 def _text(kind: str, *, same_length: bool) -> Rule:
-    def apply(value: object) -> object:
-        if isinstance(value, str):  # the hot path: a row's text, mostly words met before (redact_text keeps them)
-            return redact.redact_text(value, kind, same_length=same_length)
-        if isinstance(value, bytes):
-            text = value.decode("utf-8", "surrogateescape")
-            new = redact.redact_text(text, kind, same_length=same_length)
-            return value if new is text else new.encode("utf-8", "surrogateescape")
-        return value
-
-    return apply
+    return _over_text(partial(redact.redact_text, kind=kind, same_length=same_length))
 
 
 def _key_like(kind: str) -> Rule:
     return _over_text(lambda text: redact.redact_key_like(text, kind))
-
-
-def _hosts_masked(text: str, kind: str) -> str:
-    """The exporting machine's home folder and user name masked (redact.mask_host); at write time, no change."""
-    if redact.host_in_force() is None:
-        return text
-    data = text.encode("utf-8", "surrogateescape")
-    new = redact.mask_host(data, kind)
-    return text if new == data else new.decode("utf-8", "surrogateescape")
 
 
 def _headers(value: object) -> object:
@@ -89,7 +72,7 @@ def _headers(value: object) -> object:
 
 def _argv(argv: Sequence[str]) -> list[str]:
     """A command line's secrets hidden (redact_argv), then the exporting machine's home and user name masked."""
-    return [_hosts_masked(word, "argv") for word in redact.redact_argv(argv)]
+    return [redact.mask_host_text(word, "argv") for word in redact.redact_argv(argv)]
 
 
 _ARGV_MEMBERS = ("target", "client", "invocation")  # meta shapes holding a command line (shapes.py)
@@ -110,8 +93,8 @@ def _command_line_text(text: str) -> str:
             argvs = [argv_of(entry) for entry in entries] if isinstance(entries, list) else [None]
             if all(argv is not None for argv in argvs):
                 parsed[key] = [_argv(argv) for argv in argvs if argv is not None]
-        return _hosts_masked(redact.redact_json_text(json_text(parsed)), "argv")
-    return _hosts_masked(redact.redact_json_text(text), "argv")
+        return redact.mask_host_text(redact.redact_json_text(json_text(parsed)), "argv")
+    return redact.mask_host_text(redact.redact_json_text(text), "argv")
 
 
 _COMMAND_LINE_TEXT = _over_text(_command_line_text)
@@ -162,7 +145,7 @@ def _flow_state(packed: object) -> object:
         return None
 
 
-_FLOW_TEXT = _over_text(lambda text: redact.redact_text(text, "flow-state"))
+_FLOW_TEXT = _text("flow-state", same_length=False)
 
 
 def _leaves(value: Any) -> Any:
@@ -228,7 +211,5 @@ def written(table: str, columns: Sequence[str]) -> tuple[Rule, ...]:
 
 
 def redacted(rules: Sequence[Rule], values: Sequence[object]) -> tuple[object, ...]:
-    """A row's values, each through its column's rule."""
-    if len(rules) != len(values):
-        raise ValueError(f"{len(values)} values for {len(rules)} columns")
+    """A row's values, each through its column's rule (ValueError: not one value per column)."""
     return tuple([apply(value) for apply, value in zip(rules, values, strict=True)])

@@ -443,7 +443,7 @@ def redact_key_like(text: str, kind: str) -> str:
     redactor = _in_force()
     if len(text) < _SHORTEST_SECRET or (redactor.policy.suspect.search(text) is None and redactor.policy.host is None):
         return text
-    new = _hosts_masked(_mask_values(text, kind, redactor, same_length=False, by_name=False), kind, redactor)
+    new = mask_host_text(_mask_values(text, kind, redactor, same_length=False, by_name=False), kind)
     return text if new == text else new
 
 
@@ -458,21 +458,12 @@ def redact_text(text: str, kind: str, *, same_length: bool = False) -> str:
     words = redactor.clean_words
     if text in words:  # a run id, a flow id, a method: the same few texts come in every row
         return text
-    new = _hosts_masked(_mask_values(text, kind, redactor, same_length=same_length), kind, redactor)
+    new = mask_host_text(_mask_values(text, kind, redactor, same_length=same_length), kind)
     if new is text and len(text) <= CLEAN_WORD_LENGTH:
         if len(words) >= CLEAN_WORDS:
             words.clear()
         words.add(text)
     return new
-
-
-def _hosts_masked(text: str, kind: str, redactor: Redactor) -> str:
-    """The policy's host names masked in text (mask_host); at write time the policy names none: no change."""
-    if redactor.policy.host is None:
-        return text
-    data = text.encode("utf-8", "surrogateescape")
-    new = mask_host(data, kind)
-    return text if new == data else new.decode("utf-8", "surrogateescape")
 
 
 _SHORTEST_SECRET = 6  # `?key=` and one character (`key=` needs eight more; a value of any key-like kind is longer)
@@ -557,9 +548,14 @@ def _host_mask(n: int, label: bytes) -> bytes:
     return (label + b"*" * n)[:n] if n >= len(label) else b"*" * n
 
 
-def host_in_force() -> HostNames | None:
-    """The host names the policy in force masks: an export's; None when writing a recording."""
-    return _in_force().policy.host
+def mask_host_text(text: str, kind: str) -> str:
+    """mask_host over text (through its UTF-8, invalid bytes kept); at write time the policy names no host: no
+    change, and no encoding either."""
+    if _in_force().policy.host is None:
+        return text
+    data = text.encode("utf-8", "surrogateescape")
+    new = mask_host(data, kind)
+    return text if new == data else new.decode("utf-8", "surrogateescape")
 
 
 def mask_host(data: bytes, kind: str) -> bytes:
