@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from backchannel.recordings.json_form import member
 from backchannel.recordings.model import Recording
 
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
@@ -42,25 +43,17 @@ def _party(info: object) -> Party | None:
     return Party(name, _cut(info.get("version")))
 
 
-def _member(payload: object, *path: str) -> object:
-    for key in path:
-        if not isinstance(payload, Mapping):
-            return None
-        payload = payload.get(key)
-    return payload
-
-
 def client_parties(payload: object) -> Iterator[Party]:
     """The clients a request names: its `initialize` clientInfo, then its per-request `_meta`."""
-    if _member(payload, "method") == "initialize":
-        yield from _found(_member(payload, "params", "clientInfo"))
-    yield from _found(_member(payload, "params", "_meta", META_CLIENT_INFO))
+    if member(payload, "method") == "initialize":
+        yield from _found(member(payload, "params", "clientInfo"))
+    yield from _found(member(payload, "params", "_meta", META_CLIENT_INFO))
 
 
 def server_parties(payload: object) -> Iterator[Party]:
     """The servers a result names: its own `serverInfo` (initialize, server/discover), then its `_meta`."""
-    yield from _found(_member(payload, "result", "serverInfo"))
-    yield from _found(_member(payload, "result", "_meta", META_SERVER_INFO))
+    yield from _found(member(payload, "result", "serverInfo"))
+    yield from _found(member(payload, "result", "_meta", META_SERVER_INFO))
 
 
 def _found(info: object) -> Iterator[Party]:

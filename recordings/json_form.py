@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 # a code point of the surrogate range alone in a str: what the reader hands on from a hostile file's JSON ("\udcff")
@@ -37,3 +38,13 @@ def parse_json(text: object) -> object:
         return json.loads(text)
     except (ValueError, RecursionError):
         return None
+
+
+def member(payload: object, *path: str) -> Any:
+    """The value at `path` in parsed JSON (`member(msg, "params", "_meta")`); None where any step is not an object
+    or lacks the key. Parsed JSON objects are dicts, so the test is for dict."""
+    for key in path:
+        if not isinstance(payload, dict):
+            return None
+        payload = payload.get(key)
+    return payload

@@ -23,6 +23,7 @@ from typing import Any
 
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import all_scenarios, extra_roots
+from backchannel.recordings.json_form import member
 from backchannel.recordings.model import Exchange, Message, Recording
 
 SCENARIO = "session"
@@ -36,14 +37,6 @@ NOT_EXERCISED = "not-exercised"
 ROUTING_HEADERS = frozenset({"mcp-protocol-version", "mcp-method", "mcp-name"})
 _ROUTING_LENGTHS = frozenset(len(name) for name in ROUTING_HEADERS)
 INPUT_METHODS = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
-
-
-def _member(payload: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(payload, dict):  # parsed JSON: a dict, never another Mapping (and dict is cheaper to test)
-            return None
-        payload = payload.get(key)
-    return payload
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +55,7 @@ class Request:
 
     @classmethod
     def of(cls, message: Message, sent: Any, exchange: Exchange | None, answer: Message | None) -> Request:
-        params = _member(sent, "params")
+        params = member(sent, "params")
         params = params if isinstance(params, dict) else {}
         meta = params.get("_meta")
         meta = meta if isinstance(meta, dict) else {}
@@ -221,7 +214,7 @@ def _rounds(requests: Sequence[Request]) -> list[Round]:
     found: list[Round] = []
     taken: set[int] = set()
     for index, request in enumerate(requests):
-        result = _member(request.got, "result")
+        result = member(request.got, "result")
         if not isinstance(result, dict) or result.get("resultType") != "input_required":
             continue
         name = request.params.get("name")

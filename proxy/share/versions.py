@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from backchannel.oracle import parties
 from backchannel.oracle.parties import named_clients, named_servers
 from backchannel.proxy.replay.through_proxy import client_template
+from backchannel.recordings.json_form import member
 from backchannel.recordings.model import Recording
 from backchannel.recordings.shapes import Discovery, Invocation
 
@@ -36,14 +36,6 @@ def _distinct(named: Iterable[parties.Party]) -> tuple[Party, ...]:
     return tuple(dict.fromkeys(Party(p.name, "(no version)" if p.version is None else p.version) for p in named))
 
 
-def _member(payload: object, *path: str) -> Any:
-    for key in path:
-        if not isinstance(payload, Mapping):
-            return None
-        payload = payload.get(key)
-    return payload
-
-
 def versions(rec: Recording) -> Versions:
     """From the recording's meta, the names its clients and servers gave (oracle/parties.py), and the protocol
     versions its `initialize` / `server/discover` exchanges and per-request `_meta` spoke."""
@@ -51,9 +43,9 @@ def versions(rec: Recording) -> Versions:
     for message in rec.messages:
         payload = message.payload
         for version in (
-            _member(payload, "params", "protocolVersion"),
-            _member(payload, "result", "protocolVersion"),
-            _member(payload, "params", "_meta", "io.modelcontextprotocol/protocolVersion"),
+            member(payload, "params", "protocolVersion"),
+            member(payload, "result", "protocolVersion"),
+            member(payload, "params", "_meta", "io.modelcontextprotocol/protocolVersion"),
         ):
             if isinstance(version, str):
                 protocols.setdefault(version, None)

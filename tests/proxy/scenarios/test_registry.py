@@ -117,3 +117,13 @@ def test_the_recipe_scenario_is_gone_once_its_root_is_no_longer_listed(monkeypat
     assert "echo-once" in all_scenarios() and "echo-once-answered" in all_checks()
     monkeypatch.delenv("BACKCHANNEL_SCENARIOS")
     assert "echo-once" not in all_scenarios() and "echo-once-answered" not in all_checks()
+
+
+def test_the_side_a_scenario_tests_and_the_side_its_oracle_says_backchannel_plays_are_opposite():
+    # the oracle cannot import the proxy, so each scenario says it twice: its proxy side names the party under test
+    # (side_of), its oracle package the party backchannel plays (STAGED, which the session rules leave unjudged)
+    from backchannel.oracle.session.facts import staged_side
+    from backchannel.proxy.scenarios.registry import side_of
+
+    for name in scenario_names():
+        assert {side_of(name), staged_side(name)} == {"client", "server"}, name
