@@ -286,9 +286,18 @@ def run_call(build: Build, url: str, tool: str, raw_args: str | None) -> int:
     except ValueError as exc:
         raise UsageError(f"SERVER_URL: {exc}") from exc
     agent = Agent(build)
-    try:
+
+    def call() -> int:
         conn.connect("legacy" if build.variant == "legacy-only" else "auto")
         return call_tool(conn, agent, tool, arguments)
+
+    return on_the_wire(agent, call)
+
+
+def on_the_wire(agent: Agent, work: Callable[[], int]) -> int:
+    """Run `work` against the server; a failure on the wire is one line on stderr and exit 1."""
+    try:
+        return work()
     except wire.RpcFailure as exc:
         agent.complain(f"{exc.code} {exc.message}")
     except wire.WireError as exc:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 from backchannel.proxy.clients import toy_agent_wire as wire
 from backchannel.proxy.clients.toy_agent_core import (
@@ -29,6 +28,7 @@ from backchannel.proxy.clients.toy_agent_core import (
     Build,
     UsageError,
     call_tool,
+    on_the_wire,
     run_call,
 )
 
@@ -117,16 +117,10 @@ def _table(rows: list[tuple[str, str]]) -> str:
     return "".join(f"  {name:<22}  {about}\n" for name, about in rows)
 
 
-def _on_the_wire(build: Build, work: Any) -> int:
-    """Run `work` against the server; a failure is one line on stderr and exit 1."""
-    try:
-        result: int = work()
-        return result
-    except wire.RpcFailure as exc:
-        Agent(build).complain(f"{exc.code} {exc.message}")
-    except wire.WireError as exc:
-        Agent(build).complain(str(exc))
-    return 1
+def _listed(conn: wire.Connection, title: str = "") -> int:
+    """Print the server's tools under `title`; exit 0."""
+    print(f"{title}{_table(_tools(conn))}", end="")
+    return 0
 
 
 def _url_tools(build: Build, args: list[str], header: str) -> int:
@@ -156,7 +150,7 @@ def _url_tools(build: Build, args: list[str], header: str) -> int:
             raise UsageError(f"usage: {PROG} --url URL {rest[0]} [--repo NAME]")
         return call_tool(conn, Agent(build), tool, {"repo": repo})
 
-    return _on_the_wire(build, work)
+    return on_the_wire(Agent(build), work)
 
 
 def _url_list(build: Build, args: list[str], header: str) -> int:
@@ -167,7 +161,7 @@ def _url_list(build: Build, args: list[str], header: str) -> int:
         raise UsageError("--server-url URL is required, first")
     url, rest = args[1], args[2:]
     if rest == ["--list"]:
-        return _on_the_wire(build, lambda: print(f"tools:\n{_table(_tools(_connection(build, url)))}", end="") or 0)
+        return on_the_wire(Agent(build), lambda: _listed(_connection(build, url), "tools:\n"))
     if not 1 <= len(rest) <= 2 or rest[0].startswith("-"):
         raise UsageError(f"usage: {PROG} --server-url URL (--list | COMMAND [ARGS_JSON])")
     return run_call(build, url, rest[0], rest[1] if len(rest) > 1 else None)
@@ -184,9 +178,9 @@ def _url_help(build: Build, args: list[str]) -> int:
             print(URL_HELP.format(server=json.dumps(conn.server_name or "unnamed"), url=url), end="")
             return 0
 
-        return _on_the_wire(build, show)
+        return on_the_wire(Agent(build), show)
     if rest == ["tools-list"]:
-        return _on_the_wire(build, lambda: print(_table(_tools(_connection(build, url))), end="") or 0)
+        return on_the_wire(Agent(build), lambda: _listed(_connection(build, url)))
     if rest[0] == "tools-call" and 2 <= len(rest) <= 3:
         return run_call(build, url, rest[1], rest[2] if len(rest) > 2 else None)
     raise UsageError(f"usage: {PROG} <server-url> tools-call NAME [ARGS_JSON]")
@@ -214,7 +208,7 @@ def _connect(build: Build, args: list[str], header: str) -> int:
             print(f"connected to {conn.server_name or 'an unnamed server'} at {conn.url}")
             return 0
 
-        return _on_the_wire(build, open_session)
+        return on_the_wire(Agent(build), open_session)
     if command == "disconnect":
         _session_path().unlink(missing_ok=True)
         return 0
@@ -225,7 +219,7 @@ def _connect(build: Build, args: list[str], header: str) -> int:
         Agent(build).complain(f"not connected; run '{PROG} connect SERVER_URL' first")
         return 1
     if command == "tools":
-        return _on_the_wire(build, lambda: print(_table(_tools(conn)), end="") or 0)
+        return on_the_wire(Agent(build), lambda: _listed(conn))
     if not 1 <= len(rest) <= 2:
         raise UsageError(f"usage: {PROG} call TOOL [ARGS_JSON]")
     try:
@@ -234,7 +228,7 @@ def _connect(build: Build, args: list[str], header: str) -> int:
         arguments = None
     if not isinstance(arguments, dict):
         raise UsageError("ARGS_JSON must be a JSON object")
-    return _on_the_wire(build, lambda: call_tool(conn, Agent(build), rest[0], arguments))
+    return on_the_wire(Agent(build), lambda: call_tool(conn, Agent(build), rest[0], arguments))
 
 
 def _resumed(build: Build) -> wire.Connection | None:

@@ -45,6 +45,7 @@ FLAG_PROBES = {("--help",), ("-h",)}
 HELP_FLAGS = ("--help", "-h")
 HELP_WORDS = ("--help", "-h", "help")
 TOOL = "get_repo_status"
+TOOL_SLOT = "{tool}"  # in a surface's arguments and a per-tool template: where each tool's name goes
 MAX_CANDIDATES = 8  # the bound: at most this many candidate invocations are run against the endpoint
 MAX_SUB_HELP = 6  # at most this many subcommands have their own help read (each by --help, then -h if needed)
 MAX_URL_PREFIXES = 2  # at most this many ways of giving the URL first are tried, each: its help, then its listings
@@ -124,6 +125,10 @@ class Surface:
     tool_args: Argv
     positional: str | None = None
     found_in: Argv = ()  # the prefix of the help that listed it
+
+    def args_for(self, tool: str) -> Argv:
+        """The tool's own arguments with `tool` where the help put its name."""
+        return tuple(tool if part == TOOL_SLOT else part for part in self.tool_args)
 
 
 @dataclass(frozen=True)
@@ -246,23 +251,23 @@ def surfaces(output: HelpOutput, tools: Sequence[str] = (TOOL,)) -> list[Surface
         words, last = entry.words, entry.words[-1]
         path = _path(output, words)
         if last == "call" and _ABOUT.search(entry.about):
-            add(Surface("call-subcommand", path, ("{tool}",), _positional(entry.args), output.prefix))
+            add(Surface("call-subcommand", path, (TOOL_SLOT,), _positional(entry.args), output.prefix))
         elif last in _METHOD_VERBS:
-            add(Surface("method-verb", path, ("{tool}",), _positional(entry.args), output.prefix))
+            add(Surface("method-verb", path, (TOOL_SLOT,), _positional(entry.args), output.prefix))
         elif (
             entry.args and _METHOD_PLACEHOLDER.match(entry.args[0]) and "tools/call" in entry.about and not entry.usage
         ):
-            add(Surface("method-verb", (*path, "tools/call"), ("{tool}",), _positional(entry.args, 1), output.prefix))
+            add(Surface("method-verb", (*path, "tools/call"), (TOOL_SLOT,), _positional(entry.args, 1), output.prefix))
         elif last.lower() in names and not entry.usage:
             add(Surface("tool-subcommand", path, (), _positional(entry.args), output.prefix))
     options = _options(text)
     positional = next((_positional(e.args) for e in _entries(output) if e.usage), None)
     tool_flag = next((f for f in ("--tool-name", "--tool") if f in options), None)
     if tool_flag and "--method" in options and "tools/call" in text:
-        args = ("--method", "tools/call", tool_flag, "{tool}")
+        args = ("--method", "tools/call", tool_flag, TOOL_SLOT)
         add(Surface("method-flags", output.prefix, args, positional, output.prefix))
     elif "--tool" in options and _TOOL_USE.search(options["--tool"]) and _REMOTE.search(text):
-        add(Surface("tool-option", output.prefix, ("--tool", "{tool}"), positional, output.prefix))
+        add(Surface("tool-option", output.prefix, ("--tool", TOOL_SLOT), positional, output.prefix))
     return found
 
 
@@ -309,7 +314,7 @@ def invocations(
     tool: str = TOOL,
 ) -> list[Argv]:
     """The candidate command lines for one surface, `{url}` where that CLI takes it, most specific first."""
-    tool_args = tuple(tool if part == "{tool}" else part for part in surface.tool_args)
+    tool_args = surface.args_for(tool)
     own_flag, parent_flag = url_flag(own_help), url_flag(parent_help)
     unsaid = False  # the help says neither where the URL goes nor that a flag takes it
     if URL in base:  # given first (a URL-first CLI): the surface follows it
@@ -325,15 +330,16 @@ def invocations(
         assert parent_flag is not None
         plain = (*base, parent_flag, URL, *surface.path, *tool_args)
     orders = [plain, (*base, *surface.path, *tool_args, URL)] if unsaid else [plain]  # `call TOOL URL` as likely
+    auth_none = re.search(r"--auth\b.*\bnone\b", own_help, re.IGNORECASE | re.DOTALL) is not None
+    insecure = _insecure_flag(own_help)  # the endpoint is plain http://: a CLI that wants that confirmed gets it
+    transport = transport_http(own_help) or (transport_http(parent_help) if not own_help else None)
     out: list[Argv] = []
     for order in orders:
         bases = [order]
-        if re.search(r"--auth\b.*\bnone\b", own_help, re.IGNORECASE | re.DOTALL):
+        if auth_none:
             bases.insert(0, (*order, "--auth", "none"))
-        insecure = _insecure_flag(own_help)
-        if insecure is not None:  # the endpoint is plain http://: a CLI that wants that confirmed gets it, first
+        if insecure is not None:
             bases.insert(0, (*bases[0], insecure))
-        transport = transport_http(own_help) or (transport_http(parent_help) if not own_help else None)
         extra = [(*b, "--transport", transport) for b in bases] if transport else []
         out.extend([*bases, *extra])
     return out
@@ -357,8 +363,8 @@ def candidates(
             found = invocations(base, surface, own, parent, tools[0])
             if connect is not None and surface.positional is None and not (url_flag(own) or url_flag(parent)):
                 # a call that takes no URL beside a command that opens a session with one: both, in one run
-                call = tuple(tools[0] if part == "{tool}" else part for part in (*surface.path, *surface.tool_args))
-                found.insert(0, steps_argv((*base, *connect), (*base, *call)))
+                call = (*base, *surface.path, *surface.args_for(tools[0]))
+                found.insert(0, steps_argv((*base, *connect), call))
             for candidate in found:
                 if candidate not in out:
                     out.append(candidate)
@@ -550,9 +556,6 @@ def describe(record: DiscoveryRecord) -> list[str]:
         for argv in record.candidates[len(record.tried) :]:
             lines.append(f"    not tried  {shlex.join(argv)}  (past the bound)")
     return lines
-
-
-TOOL_SLOT = "{tool}"  # in a per-tool template: where each tool's name goes
 
 
 @dataclass(frozen=True)
