@@ -252,9 +252,19 @@ def unexplained_anomalies(captured: Captured) -> list[Anomaly]:
     - `client-disconnected` on a flow whose JSON-RPC answer was already recorded: the SDK client's SSE reader
       closes the response as soon as it has read the answer (mcp/client/streamable_http.py,
       `await event_source.response.aclose()`), racing the server's end of stream; it shows up now and then.
+    - `client-disconnected` on the legacy client's standalone GET stream when it ended its session itself (its
+      DELETE is recorded): the client closes the stream it listens on as it shuts down, racing the server's end
+      of that stream; seen under load (a fresh-clone CI run beside another check).
     """
     return [a for a in captured.anomalies
-            if not (a.kind == "client-disconnected" and answered_on(captured, a.flow_id))]  # fmt: skip
+            if not (a.kind == "client-disconnected"
+                    and (answered_on(captured, a.flow_id) or closed_on_shutdown(captured, a)))]  # fmt: skip
+
+
+def closed_on_shutdown(captured: Captured, anomaly: Anomaly) -> bool:
+    """The anomaly is on a GET stream of a client that ended its session itself (it sent the session's DELETE)."""
+    streams = {x.flow_id for x in captured.exchanges if x.method == "GET"}
+    return anomaly.flow_id in streams and any(x.method == "DELETE" for x in captured.exchanges)
 
 
 def assert_exchanges_complete(captured: Captured) -> None:
@@ -611,4 +621,5 @@ def test_legacy_sdk_client_initializes_and_calls_the_sdk_server_over_sse_through
 def test_legacy_standalone_get_stream_ending_without_a_response_is_not_flagged(legacy_session: Captured) -> None:
     """Regression: the GET stream carries no JSON-RPC response by design (it was once flagged sse-without-response)."""
     [get] = [x for x in legacy_session.exchanges if x.method == "GET"]
-    assert [a.kind for a in legacy_session.anomalies if a.flow_id == get.flow_id] == []
+    unexplained = unexplained_anomalies(legacy_session)  # a shutdown race on it is explained; anything else is not
+    assert [a.kind for a in legacy_session.anomalies if a.flow_id == get.flow_id and a in unexplained] == []
