@@ -100,6 +100,7 @@ class Check:
     cwe: tuple[str, ...] = ()
     probe: bool = False  # a security probe: FAIL renders as CONFIRMED, PASS as REFUTED
     also: tuple[str, ...] = ()  # other scenarios whose recordings this check judges too (it says which it read)
+    side: str | None = None  # a session rule's: whose messages it judges ("client" or "server")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

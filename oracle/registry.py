@@ -44,6 +44,7 @@ def check(
     cwe: tuple[str, ...] = (),
     probe: bool = False,
     also: tuple[str, ...] = (),
+    side: str | None = None,
 ) -> Callable[[CheckFn], CheckFn]:
     """Register a check function; its docstring is its documentation."""
 
@@ -58,6 +59,8 @@ def check(
             raise ValueError(f"check {id}: the function needs a docstring saying what it judges")
         if id in _REGISTRY:
             raise ValueError(f"check {id!r} is already registered")
+        if side not in (None, "client", "server"):
+            raise ValueError(f"check {id}: side {side!r} is not client or server")
 
         _REGISTRY[id] = Check(
             id=id,
@@ -70,6 +73,7 @@ def check(
             cwe=cwe,
             probe=probe,
             also=also,
+            side=side,
         )
         return fn
 

@@ -1,21 +1,21 @@
-"""Validating recorded messages against the official 2026-07-28 JSON schema, plus what the schema leaves out.
+"""Validating recorded 2026-07-28 requests and responses by their method, plus what the schema leaves out.
 
-The schema ships unchanged under oracle/schema/ with its license. Two of its gaps are filled here: it types
-ElicitResult content values as integer where the TypeScript source says number (a generator bug clients must
-not fail on), and it leaves resultType and the retry fields loose.
+The schema ships unchanged under oracle/schema/ with its license; oracle/era_schema.py reads it and mends its
+generator bugs (ElicitResult content values typed integer where the TypeScript source says number). What is filled
+in here: the schema leaves resultType and the retry fields loose.
 """
 
 from __future__ import annotations
 
-import copy
 import json
-from functools import cache, lru_cache
-from importlib import resources
+from functools import lru_cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema.protocols import Validator
 
-from .uri import URI_FORMAT
+from .era_schema import schema
+
+MODERN = "2026-07-28"
 
 REQUEST_DEFS = {
     "server/discover": "DiscoverRequest",
@@ -36,23 +36,9 @@ RESULT_TYPES = ("complete", "input_required")
 CACHED_TEXT = 64 * 1024  # messages longer than this are validated every time, so the cache's memory stays bounded
 
 
-@cache
-def _defs() -> dict[str, Any]:
-    text = resources.files("backchannel.oracle.schema").joinpath("schema.json").read_text(encoding="utf-8")
-    defs: dict[str, Any] = copy.deepcopy(json.loads(text)["$defs"])
-    # ElicitResult.content: schema.json says integer, schema.ts says number; accept what the spec means
-    content = defs["ElicitResult"]["properties"]["content"]["additionalProperties"]["anyOf"]
-    for option in content:
-        if option.get("type") == ["string", "integer", "boolean"]:
-            option["type"] = ["string", "number", "boolean"]
-    return defs
-
-
-@cache
-def validator(name: str) -> Draft202012Validator:
-    # format: uri is checked (oracle/uri.py: the same rule sep-1036-url-valid applies); the schema's other formats
-    # (byte, uri-template) are not: which of them jsonschema checks would depend on what else happens to be installed
-    return Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": _defs()}, format_checker=URI_FORMAT)
+def validator(name: str) -> Validator:
+    """The 2026-07-28 schema's validator for definition `name` (oracle/era_schema.py reads and mends the file)."""
+    return schema(MODERN).validator(name)
 
 
 def schema_errors(name: str, payload: Any) -> tuple[tuple[str, str], ...]:

@@ -109,7 +109,13 @@ def check_tables(conn: sqlite3.Connection, path: Path) -> set[str]:
     return set(vetted_columns(conn, path))
 
 
-def vetted_columns(conn: sqlite3.Connection, path: Path) -> dict[str, frozenset[str]]:
+class Vetted(dict[str, frozenset[str]]):
+    """Each known table present with its columns, and the most bytes any one row of them reads from defaults."""
+
+    default_bytes: int = 0  # a column added with a DEFAULT gives every older row its value without storing it
+
+
+def vetted_columns(conn: sqlite3.Connection, path: Path) -> Vetted:
     """`check_tables`, returning each known table present with its columns (read once, reused by the reader)."""
     found = list(conn.execute("SELECT type, name, coalesce(sql, '') FROM sqlite_master"))
     triggers = [str(name) for kind, name, _ in found if kind == "trigger"]
@@ -117,7 +123,7 @@ def vetted_columns(conn: sqlite3.Connection, path: Path) -> dict[str, frozenset[
         raise RecordingFormatError(
             f"{path} carries triggers ({', '.join(sorted(triggers))}); a recording has none, refusing to read it"
         )
-    present: dict[str, frozenset[str]] = {}
+    present = Vetted()
     for kind, name, sql in found:
         # SQLite's names ignore case: `FROM anomalies` reads a view called Anomalies, so it is vetted as anomalies
         name = str(name).lower()
@@ -133,6 +139,8 @@ def vetted_columns(conn: sqlite3.Connection, path: Path) -> dict[str, frozenset[
         if generated:
             raise RecordingFormatError(f"{path}: table {name} has computed columns ({', '.join(generated)}); refusing")
         present[name] = frozenset(str(col[1]).lower() for col in columns if col[6] == 0)
+        defaults = sum(len(str(col[4]).encode()) for col in columns if col[6] == 0 and col[4] is not None)
+        present.default_bytes = max(present.default_bytes, defaults)
     return present
 
 
@@ -143,12 +151,20 @@ def check_sizes(
     limits: ReadLimits,
     columns: Mapping[str, frozenset[str]] | None = None,
 ) -> None:
-    """Count rows and measure cells before reading any: over a limit is an error naming the table and column."""
+    """Count rows and measure cells before reading any: over a limit is an error naming the table and column.
+
+    A file too small to break any limit is not measured (measuring reads every cell, a third of a load): no cell
+    holds more bytes than the file, no table more rows than it has bytes, and no row reads more than its stored
+    bytes plus its columns' defaults."""
+    if isinstance(columns, Vetted) and _too_small_to_break(conn, limits, columns.default_bytes):
+        return
     total = 0
     for table in sorted(tables):
         present = columns[table] if columns is not None else _columns(conn, table)
         wanted = [c for c in KNOWN_COLUMNS[table] if c in present]
-        sizes = "".join(f", max(length({c})), total(length({c}))" for c in wanted)
+        # bytes, not characters: length() of a text counts its characters by decoding all of it (ten times slower),
+        # and the limits are in bytes; a cast to blob only relabels the value
+        sizes = "".join(f", max(length(CAST({c} AS BLOB))), total(length(CAST({c} AS BLOB)))" for c in wanted)
         # one scan per table: the row count and every cell's size together (the size scan read every row anyway)
         measured = conn.execute(f"SELECT count(*){sizes} FROM {table}").fetchone()
         if measured[0] > limits.max_rows:
@@ -167,6 +183,18 @@ def check_sizes(
         raise RecordingFormatError(
             f"{path} holds {total} bytes of cells; the reader's limit is {limits.max_total_bytes}"
         )
+
+
+def _too_small_to_break(conn: sqlite3.Connection, limits: ReadLimits, default_bytes: int) -> bool:
+    """Whether the database as this connection sees it (WAL included) is too small to break any read limit."""
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    size = int(pages) * int(conn.execute("PRAGMA page_size").fetchone()[0])
+    rows = size  # a row takes at least a byte (in truth a cell pointer and a header)
+    return (
+        rows <= limits.max_rows
+        and size + default_bytes <= limits.max_value_bytes
+        and size + rows * default_bytes <= limits.max_total_bytes
+    )
 
 
 def tighten(conn: sqlite3.Connection, limits: ReadLimits) -> None:

@@ -91,6 +91,7 @@ class Message:
     t: float | None = None
     # the parsed text, once: checks read a message's payload many times, and parsing was half the oracle's time
     _parsed: list[Any] = field(default_factory=list, init=False, repr=False, compare=False)
+    _upstream_parsed: list[Any] = field(default_factory=list, init=False, repr=False, compare=False)
 
     @property
     def payload(self) -> Any:
@@ -107,10 +108,12 @@ class Message:
         """The message as the other side sent it, before any rewrite."""
         if self.upstream_text is None:
             return self.payload
-        try:
-            return json.loads(self.upstream_text)
-        except (ValueError, RecursionError):
-            return None
+        if not self._upstream_parsed:  # parsed once, as `payload` is (the session facts read it for every answer)
+            try:
+                self._upstream_parsed.append(json.loads(self.upstream_text))
+            except (ValueError, RecursionError):
+                self._upstream_parsed.append(None)
+        return self._upstream_parsed[0]
 
     @property
     def rpc_id(self) -> Any:

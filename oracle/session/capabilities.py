@@ -36,3 +36,17 @@ def declares_as_object(rec: Recording, name: str) -> Finding:
             elif tally.keeping:
                 tally.keep(request.evidence(f"{name}: an object"))
     return tally.finding(what=f"request(s) declaring {name}", kept="each as an object")
+
+
+def undeclared(kind: str, params: object, capabilities: Mapping[str, object]) -> str | None:
+    """Why an input request of `kind` is outside what was declared; None when it is inside."""
+    if kind not in capabilities:
+        return f"{kind} was not declared"
+    if kind != "elicitation":
+        return None
+    mode = params.get("mode", "form") if isinstance(params, dict) else "form"
+    elicitation = capabilities.get("elicitation")
+    modes = set(elicitation) & {"form", "url"} if isinstance(elicitation, dict) else set()
+    if not modes:  # `elicitation: {}` declares form mode (the spec's backward-compatible reading)
+        modes = {"form"}
+    return None if mode in modes else f"elicitation mode {str(mode)[:20]!r} was not declared"

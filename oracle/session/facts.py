@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -26,6 +27,8 @@ from backchannel.oracle.registry import all_scenarios, extra_roots
 from backchannel.recordings.json_form import member
 from backchannel.recordings.model import Exchange, Message, Recording
 
+from .eras import ANSWERED, UNKNOWN, Handshake, Hints, Sent, Tracker
+
 SCENARIO = "session"
 SPEC = "https://modelcontextprotocol.io/specification/2026-07-28"
 MODERN = "2026-07-28"
@@ -35,11 +38,10 @@ CLIENT_CAPABILITIES = f"{META}clientCapabilities"
 CLIENT_INFO = f"{META}clientInfo"
 NOT_EXERCISED = "not-exercised"
 ROUTING_HEADERS = frozenset({"mcp-protocol-version", "mcp-method", "mcp-name"})
-_ROUTING_LENGTHS = frozenset(len(name) for name in ROUTING_HEADERS)
 INPUT_METHODS = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a recording makes thousands, and a frozen init costs twice (treat as read-only)
 class Request:
     """A request one side sent, as it sent it, with its answer as the other side sent it and as this side got it."""
 
@@ -52,30 +54,41 @@ class Request:
     meta: Mapping[str, Any] = field(default_factory=dict)  # its params' _meta as sent ({} when not an object)
     headers: Mapping[str, str] = field(default_factory=dict)  # its POST's ROUTING_HEADERS (lowered), first value
     answered_as_sent: Any = None  # the answer as the answering side sent it; None: none, or the proxy made it
+    era: str | None = None  # the protocol era it speaks (eras.py), and how that is known
+    era_from: str = UNKNOWN
+    handshake: Handshake | None = None  # the initialize that opened its session (2025 eras), and whether that is
+    handshake_sure: bool = False  # sure (its Mcp-Session-Id names it) or inferred (the run's last)
+    in_post: bool = False  # its exchange is a POST
 
     @classmethod
-    def of(cls, message: Message, sent: Any, exchange: Exchange | None, answer: Message | None) -> Request:
+    def of(
+        cls, message: Message, sent: Any, exchange: Exchange | None, answer: Message | None, tracker: Tracker
+    ) -> Request:
+        """The request with what its run's handshakes so far say of its era and session."""
         params = member(sent, "params")
         params = params if isinstance(params, dict) else {}
         meta = params.get("_meta")
         meta = meta if isinstance(meta, dict) else {}
-        headers: dict[str, str] = {}
-        if exchange is not None and (exchange.method or "").upper() == "POST":
-            for name, value in exchange.request_headers:  # only the protocol's own: the length test spares a lower()
-                if len(name) in _ROUTING_LENGTHS and (low := name.lower()) in ROUTING_HEADERS:
-                    headers.setdefault(low, value)
+        flow = tracker.hints.of(message.flow_id)
+        headers = {k: v for k, v in flow.sent.items() if k in ROUTING_HEADERS} if flow.posted else {}
         modern = (
             message.method == "server/discover"
             or meta.get(PROTOCOL_VERSION) == MODERN
             or headers.get("mcp-protocol-version") == MODERN
         )
         as_sent = None if answer is None or made_by_proxy(answer) else sent_payload(answer)
-        return cls(message, sent, exchange, answer, modern, params, meta, headers, as_sent)
+        if message.direction == "to-server":
+            era, era_from = tracker.of_client_request(modern, message, params, as_sent)
+        else:
+            era, era_from = tracker.of_exchange(message.flow_id)
+        handshake, sure = tracker.handshake_of(message.flow_id)
+        return cls(message, sent, exchange, answer, modern, params, meta, headers, as_sent, era, era_from,
+                   handshake, sure, flow.posted)  # fmt: skip
 
     @property
     def posted(self) -> bool:
         """It came in a POST of its own (Streamable HTTP), so its headers are its own."""
-        return self.exchange is not None and (self.exchange.method or "").upper() == "POST"
+        return self.exchange is not None and self.in_post
 
     @property
     def got(self) -> Any:
@@ -83,7 +96,7 @@ class Request:
         return None if self.answer is None else self.answer.payload
 
     def evidence(self, note: str) -> Evidence:
-        return Evidence(kind="message", run=self.message.run_id, seq=self.message.seq, note=note)
+        return cite(self.message, note)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +144,13 @@ class Session:
     rounds: list[Round] = field(default_factory=list)
 
     modern: list[Request] = field(default_factory=list)  # the client's 2026-07-28 requests
+    sent: list[Sent] = field(default_factory=list)  # every message either side sent, in order, with its era
+    handshakes: list[Handshake] = field(default_factory=list)  # its initialize requests (2025 eras), in order
+
+
+def cite(message: Message, note: str) -> Evidence:
+    """Evidence pointing at one recorded message."""
+    return Evidence(kind="message", run=message.run_id, seq=message.seq, note=note)
 
 
 def sent_payload(message: Message) -> Any:
@@ -160,31 +180,55 @@ def _sessions(rec: Recording) -> list[Session]:
                 client_answers.setdefault((message.run_id, message.jsonrpc_id), []).append(message)
     # the harness's own witness request, planted beside the client's, is nobody's (ids compared as JSON text)
     planted = {run.id: json.dumps(run.detail.planted_id) for run in rec.runs if run.detail.planted_id is not None}
+    hints = Hints(exchanges)
+    trackers: dict[str | None, Tracker] = {}
+    answering: dict[int, Request] = {}  # an answer's seq: the request it answers
+    nobodys: set[int] = set()  # the answers to the planted witness
     for message in rec.messages:
         session = by_run.get(message.run_id)
         if session is None:
             session = by_run[message.run_id] = Session(message.run_id)
-        if made_by_proxy(message):
+            trackers[message.run_id] = Tracker(hints)
+        if made_by_proxy(message) or message.seq in nobodys:
             continue
+        tracker = trackers[message.run_id]
+        client = message.direction == "to-server"
         if message.kind == "request" and message.jsonrpc_id is not None:
-            if message.direction == "to-server" and planted.get(message.run_id or "") == message.jsonrpc_id:
-                continue
             sent = sent_payload(message)
-            exchange = exchanges.get(message.flow_id or "")
-            back = "to-client" if message.direction == "to-server" else "to-server"
+            back = "to-client" if client else "to-server"
             answer = in_flow.get((back, message.flow_id, message.jsonrpc_id))
+            if client and planted.get(message.run_id or "") == message.jsonrpc_id:
+                if answer is not None:
+                    nobodys.add(answer.seq)
+                continue
+            exchange = exchanges.get(message.flow_id or "")
             if answer is None:  # a client's answer to a server's request comes in a POST of its own, and a
                 # server's answer may come on a stream that is not its request's: the first later one in the run
                 later = on_streams.get((back, message.run_id, message.jsonrpc_id), [])
-                if message.direction == "to-client":
+                if not client:
                     later = client_answers.get((message.run_id, message.jsonrpc_id), [])
                 answer = next((m for m in later if m.seq > message.seq), None)
-            request = Request.of(message, sent, exchange, answer)
-            (session.client if message.direction == "to-server" else session.server).append(request)
-        elif message.direction == "to-server" and message.kind in ("response", "error"):
+            request = Request.of(message, sent, exchange, answer, tracker)
+            if answer is not None:
+                answering[answer.seq] = request
+            (session.client if client else session.server).append(request)
+            session.sent.append(Sent(message, sent, "client" if client else "server", request.era, request.era_from))
+            continue
+        if message.kind not in ("response", "error", "notification"):
+            continue
+        asked = answering.get(message.seq)
+        if asked is not None:
+            era, era_from = asked.era, f"{ANSWERED} {asked.era_from}"
+        else:
+            era, era_from = tracker.of_exchange(message.flow_id)
+        method = asked.message.method if asked is not None else None
+        sender = "client" if client else "server"
+        session.sent.append(Sent(message, sent_payload(message), sender, era, era_from, method))
+        if client and message.kind in ("response", "error"):
             session.client_responses.append(message)
     scenarios = {run.id: run.scenario for run in rec.runs}
-    for session in by_run.values():
+    for run_id, session in by_run.items():
+        session.handshakes = trackers[run_id].handshakes
         session.rounds = _rounds(session.client)
         session.modern = [r for r in session.client if r.modern]
         session.staged = staged_side(scenarios.get(session.run_id or ""))
@@ -213,20 +257,20 @@ def _staged(scenario: str, roots: tuple[str, ...]) -> str:
 def _rounds(requests: Sequence[Request]) -> list[Round]:
     found: list[Round] = []
     taken: set[int] = set()
+    alike: dict[tuple[Any, str], list[int]] = {}  # (method, tool name as JSON): the requests' indices, in order
+    for index, request in enumerate(requests):
+        alike.setdefault(_alike_key(request), []).append(index)
     for index, request in enumerate(requests):
         result = member(request.got, "result")
         if not isinstance(result, dict) or result.get("resultType") != "input_required":
             continue
-        name = request.params.get("name")
         after = request.answer.seq if request.answer is not None else request.message.seq
+        candidates = alike[_alike_key(request)]
         retry = next(
             (
-                later
-                for later in requests[index + 1 :]
-                if later.message.seq > after
-                and later.message.seq not in taken
-                and later.message.method == request.message.method
-                and later.params.get("name") == name
+                requests[later]
+                for later in candidates[bisect_right(candidates, index) :]
+                if requests[later].message.seq > after and requests[later].message.seq not in taken
             ),
             None,
         )
@@ -234,6 +278,12 @@ def _rounds(requests: Sequence[Request]) -> list[Round]:
             taken.add(retry.message.seq)
         found.append(Round(request, result, retry))
     return found
+
+
+def _alike_key(request: Request) -> tuple[Any, str]:
+    """What a retry shares with its request: the method and the tool name (as JSON text: a name may be any JSON)."""
+    name = request.params.get("name")
+    return request.message.method, name if isinstance(name, str) else json.dumps(name, sort_keys=True)
 
 
 _LAST: list[tuple[Recording, list[Session]]] = []  # the last recording read, so every rule reads it once

@@ -21,6 +21,8 @@ from backchannel.recordings.safe_text import neutralise
 from .excerpts import Excerpt, Excerpter
 from .identity import ClientIdentity, identify
 
+SESSION = "session"  # the session rules' scenario name: every recording has it, a staged side or not
+
 
 @dataclass(frozen=True, slots=True)
 class Column:
@@ -29,6 +31,12 @@ class Column:
     slug: str
     recording: str
     client: ClientIdentity
+    # the server too, for a session of two real parties (a `record --upstream` recording: no scenario staged a side)
+    peer: ClientIdentity | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.client.label} against {self.peer.label}" if self.peer is not None else self.client.label
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +151,9 @@ def build(judged: Iterable[tuple[Input, Recording, Report]]) -> Matrix:
         recording = neutralise(item.relative)
         server_side = any(side_of(scenario) == "server" for scenario in report.scenarios)
         identity = identify(rec, server_side=server_side)
-        column = Column(_unique(slug(item.relative.removesuffix(".sqlite")), taken), recording, identity)
+        staged = [scenario for scenario in report.scenarios if scenario != SESSION]
+        peer = None if staged else identify(rec, server_side=True)  # both sides real: name the server as well
+        column = Column(_unique(slug(item.relative.removesuffix(".sqlite")), taken), recording, identity, peer)
         excerpters[column] = Excerpter(rec)
         for scenario in report.scenarios:
             grouped.setdefault(scenario, {}).setdefault(column, {})

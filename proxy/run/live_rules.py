@@ -3,6 +3,7 @@ shows it. The oracle stays pure: each look judges the recording as it stands, an
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from backchannel.oracle import judge
@@ -16,8 +17,18 @@ SAID = ("FAIL", "WARN")
 
 
 def side_of(rule: str) -> str:
-    """Whose message a session rule judges, as its id says (`...-client-...`, `...-server-...`)."""
-    return "server" if "-server-" in f"-{rule}-" else "client"
+    """Whose messages a session rule judges, as the rule declares."""
+    found = session_checks().get(rule)
+    return found.side if found is not None and found.side else "client"
+
+
+@dataclass(frozen=True, slots=True)
+class Broken:
+    """A session rule newly seen broken: the line to say, and the HTTP exchanges (flows) its evidence points at."""
+
+    line: str
+    status: str
+    flows: tuple[str, ...]
 
 
 class LiveRules:
@@ -27,13 +38,16 @@ class LiveRules:
         self.path = path
         self._said: set[tuple[str, str]] = set()
 
-    def news(self) -> list[str]:
-        """One line for each rule newly seen broken (rule id, side, the message's sequence number, what broke)."""
+    def news(self) -> list[Broken]:
+        """Each rule newly seen broken: a line (rule id, side, the message's sequence number, what broke) and the
+        flows of the messages it cites."""
         try:
-            report = judge(load(self.path), session_checks().values())
+            rec = load(self.path)
+            report = judge(rec, session_checks().values())
         except (RecordingError, OSError):
             return []  # a recording mid-write that cannot be read yet: the next look will
-        lines = []
+        flow_of = {m.seq: m.flow_id for m in rec.messages}
+        found = []
         for result in report.results:
             if result.scenario != "session" or result.status not in SAID:
                 continue
@@ -41,8 +55,10 @@ class LiveRules:
             if key in self._said:
                 continue
             self._said.add(key)
-            lines.append(describe(result))
-        return lines
+            cited = (flow_of.get(e.seq) for e in result.evidence if e.kind == "message" and e.seq is not None)
+            flows = tuple(dict.fromkeys(flow for flow in cited if flow))
+            found.append(Broken(describe(result), result.status, flows))
+        return found
 
 
 def describe(result: Result) -> str:

@@ -19,6 +19,7 @@ from backchannel.proxy.run.launcher import WebUiOptions
 from backchannel.proxy.run.live_rules import LiveRules
 from backchannel.proxy.run.placeholders import McpConfigOptions
 from backchannel.proxy.run.tty import TtyOptions
+from backchannel.proxy.run.web_marks import WebMarks
 from backchannel.proxy.timeline import ARROWS, safe, summary
 from backchannel.recordings import load, redact
 from backchannel.recordings.reader import messages_after
@@ -108,6 +109,7 @@ def record_live(
         console.print(f"Point your client at: [bold]{run.url}[/bold]")
         console.print(f"Recording to {out}. Ctrl-C stops and closes the recording.", style="dim", markup=False)
         last, judged_at, rules, rules_looked = 0, 0, LiveRules(out), 0.0
+        marks = WebMarks(web_ui.url) if web_ui is not None else None
         try:
             while True:
                 for message in messages_after(out, last):
@@ -119,7 +121,11 @@ def record_live(
                 if last > judged_at and time.monotonic() - rules_looked >= RULES_EVERY_S:
                     judged_at, rules_looked = last, time.monotonic()
                     for broken in rules.news():  # the session rules, over the recording so far
-                        console.print(escape(broken), style="red", highlight=False)
+                        console.print(escape(broken.line), style="red", highlight=False)
+                        if marks is not None and not marks.failed and not marks.mark(broken.flows, broken.status,
+                                                                                     broken.line):  # fmt: skip
+                            console.print(f"backchannel: could not mark the flow in mitmweb ({marks.failed})",
+                                          style="dim", markup=False)  # fmt: skip
                 time.sleep(0.1)  # a display refresh, not a wait for an event
         except KeyboardInterrupt:
             capture.end_run(run, outcome="live-stopped")

@@ -1,8 +1,9 @@
 """`backchannel bug-report FILE [--out DIR]`: a folder ready to attach to an issue.
 
 It holds the recording redacted (a `sqlite` export of every run), its HAR, and `REPORT.md`: the tool, client and
-server names and versions, each FAIL, CONFIRMED or ERROR result with its message and the wire and terminal lines
-its evidence cites, and the commands that reproduce it. Everything in REPORT.md is built from the redacted copy,
+server names and versions, the session rules the recording shows broken (FAIL and WARN) first, then each FAIL,
+CONFIRMED or ERROR result of its scenarios, each with its message and the wire and terminal lines its evidence
+cites, and the commands that reproduce it. Everything in REPORT.md is built from the redacted copy,
 so nothing the redaction removed can reach it. The lead registers `bug_report_command` in proxy/cli.py.
 """
 
@@ -38,6 +39,8 @@ from backchannel.recordings.trim import trim_copy
 REPORT_NAME = "REPORT.md"
 MAX_EVIDENCE = 6  # per finding; the JSON report has them all
 SHOWN = ("FAIL", "ERROR")  # a CONFIRMED probe is a FAIL with a verdict
+RULES_SHOWN = ("FAIL", "WARN")  # a session rule broken: a MUST (FAIL) or a SHOULD (WARN)
+SESSION = "session"
 _SPEC = re.compile(r"https://[A-Za-z0-9._~/#%-]+")
 
 
@@ -87,6 +90,23 @@ def _finding(rec: Recording, result: Result) -> Finding:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Section:
+    heading: str
+    findings: list[Finding]
+    none: Markdown  # what the section says when it has no finding (backchannel's own words, not escaped)
+
+
+def _sections(rec: Recording, report: Report) -> list[Section]:
+    """The protocol's own rules the session broke first (they need no scenario to be read), then the rest."""
+    rules = [_finding(rec, r) for r in report.results if r.scenario == SESSION and r.status in RULES_SHOWN]
+    found = [_finding(rec, r) for r in report.results if r.scenario != SESSION and r.status in SHOWN]
+    return [
+        Section("Protocol rules broken", rules, Markdown("The session kept every protocol rule it exercised.")),
+        Section("Findings", found, Markdown("Nothing else failed, was confirmed or errored.")),
+    ]
+
+
 def _statuses(report: Report) -> list[tuple[str, str, str | None]]:
     return sorted((r.id, r.status, r.subject) for r in report.results)
 
@@ -127,7 +147,7 @@ def render_report(
         counts=", ".join(f"{n} {status}" for status, n in counts.items() if n) or "no results",
         protocols=", ".join(found.protocol_versions) or "none seen",
         invocation=None if invocation is None else client_text(invocation),
-        findings=[_finding(rec, r) for r in report.results if r.status in SHOWN],
+        sections=_sections(rec, report),
         judge_command=judge_command,
         replay_command=replay_command,
         recording_name=recording_name,

@@ -166,6 +166,23 @@ def test_a_recording_over_a_read_limit_is_refused_naming_the_table_and_column(tm
         load(path, limits)
 
 
+def test_a_small_file_whose_rows_all_read_a_big_column_default_is_still_measured_and_refused(tmp_path):
+    # 11,000 rows that each read a 100 KB default: 1.1 GB of cells from a file of a few hundred KB (a column added
+    # after the rows were stored gives each its default without storing it)
+    big = "x" * 100_000
+    path = _hostile(
+        tmp_path,
+        "DROP TABLE anomalies",
+        "CREATE TABLE anomalies (seq INTEGER PRIMARY KEY, run_id TEXT, flow_id TEXT, kind TEXT NOT NULL, t REAL)",
+        "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r LIMIT 11000)"
+        " INSERT INTO anomalies(kind) SELECT 'k' FROM r",
+        f"ALTER TABLE anomalies ADD COLUMN detail TEXT NOT NULL DEFAULT '{big}'",
+    )
+    assert path.stat().st_size < 2_000_000
+    with pytest.raises(RecordingFormatError, match="bytes of cells"):
+        load(path)
+
+
 def test_json_nested_past_the_limit_is_refused_naming_the_column_not_a_recursion_error(tmp_path):
     deep = "[" * 100_000 + "]" * 100_000
     path = _hostile(tmp_path, f"UPDATE messages SET text = '{deep}' WHERE seq = (SELECT min(seq) FROM messages)")

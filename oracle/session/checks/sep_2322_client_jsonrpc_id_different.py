@@ -14,6 +14,7 @@ from ..facts import SCENARIO, SPEC, Tally, rounds
 @check(
     "sep-2322-client-jsonrpc-id-different",
     scenario=SCENARIO,
+    side="client",
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="A retry uses a JSON-RPC id different from the request it retries",

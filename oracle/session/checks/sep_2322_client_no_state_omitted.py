@@ -14,6 +14,7 @@ from ..facts import SCENARIO, SPEC, Tally, rounds
 @check(
     "sep-2322-client-no-state-omitted",
     scenario=SCENARIO,
+    side="client",
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="A retry of a round without requestState carries none",

@@ -14,6 +14,7 @@ from ..facts import SCENARIO, SPEC, Tally, client_sessions
 @check(
     "sep-2322-client-parallel-isolation",
     scenario=SCENARIO,
+    side="client",
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="inputResponses and requestState go only on the retry they belong to",

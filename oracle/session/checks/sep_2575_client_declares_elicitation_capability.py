@@ -15,6 +15,7 @@ from ..facts import SCENARIO, SPEC
 @check(
     "sep-2575-client-declares-elicitation-capability",
     scenario=SCENARIO,
+    side="client",
     level="MUST",
     spec=f"{SPEC}/schema#clientcapabilities",
     title="The elicitation capability, when declared, is a JSON object",

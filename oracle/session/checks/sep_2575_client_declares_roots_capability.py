@@ -15,6 +15,7 @@ from ..facts import SCENARIO, SPEC
 @check(
     "sep-2575-client-declares-roots-capability",
     scenario=SCENARIO,
+    side="client",
     level="MUST",
     spec=f"{SPEC}/schema#clientcapabilities",
     title="The roots capability, when declared, is a JSON object",

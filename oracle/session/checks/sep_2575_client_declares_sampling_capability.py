@@ -15,6 +15,7 @@ from ..facts import SCENARIO, SPEC
 @check(
     "sep-2575-client-declares-sampling-capability",
     scenario=SCENARIO,
+    side="client",
     level="MUST",
     spec=f"{SPEC}/schema#clientcapabilities",
     title="The sampling capability, when declared, is a JSON object",

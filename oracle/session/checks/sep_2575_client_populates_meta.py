@@ -14,6 +14,7 @@ from ..facts import CLIENT_CAPABILITIES, PROTOCOL_VERSION, SCENARIO, SPEC, Tally
 @check(
     "sep-2575-client-populates-meta",
     scenario=SCENARIO,
+    side="client",
     level="MUST",
     spec=f"{SPEC}/basic/index#meta",
     title="Every 2026-07-28 request carries protocolVersion and clientCapabilities in _meta",

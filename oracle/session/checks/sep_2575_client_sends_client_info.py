@@ -14,6 +14,7 @@ from ..facts import CLIENT_INFO, SCENARIO, SPEC, Tally, client_sessions
 @check(
     "sep-2575-client-sends-client-info",
     scenario=SCENARIO,
+    side="client",
     level="SHOULD",
     spec=f"{SPEC}/basic/index#meta",
     title="Every 2026-07-28 request names its client in _meta clientInfo",

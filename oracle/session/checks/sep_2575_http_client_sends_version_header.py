@@ -14,6 +14,7 @@ from ..facts import SCENARIO, SPEC, Tally, modern_posts
 @check(
     "sep-2575-http-client-sends-version-header",
     scenario=SCENARIO,
+    side="client",
     level="MUST",
     spec=f"{SPEC}/basic/transports/streamable-http",
     title="Every 2026-07-28 request over HTTP carries the MCP-Protocol-Version header",

@@ -59,6 +59,7 @@ def _problems(request: Request) -> list[str]:
 @check(
     "sep-2575-http-routing-headers-match-body",
     scenario=SCENARIO,
+    side="client",
     level="MUST",
     spec=f"{SPEC}/basic/transports/streamable-http",
     title="Mcp-Method and Mcp-Name are sent and agree with the body (Base64 where the value is not header-safe)",

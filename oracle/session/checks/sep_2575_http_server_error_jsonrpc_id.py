@@ -14,6 +14,7 @@ from ..facts import SCENARIO, SPEC, Tally, sent_payload, server_sessions
 @check(
     "sep-2575-http-server-error-jsonrpc-id",
     scenario=SCENARIO,
+    side="server",
     level="MUST",
     spec=f"{SPEC}/basic/transports/streamable-http",
     title="An error response carries the id of the request it answers",

@@ -14,6 +14,7 @@ from ..facts import SCENARIO, SPEC, Tally, server_sessions
 @check(
     "sep-2575-http-server-no-independent-requests-on-stream",
     scenario=SCENARIO,
+    side="server",
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="A 2026-07-28 server sends no server-initiated JSON-RPC requests",

@@ -14,6 +14,7 @@ from ..facts import PROTOCOL_VERSION, SCENARIO, SPEC, Tally, client_sessions
 @check(
     "sep-2575-http-version-header-matches-meta",
     scenario=SCENARIO,
+    side="client",
     level="MUST",
     spec=f"{SPEC}/basic/transports/streamable-http",
     title="The MCP-Protocol-Version header equals the request's _meta protocolVersion",

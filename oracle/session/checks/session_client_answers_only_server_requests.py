@@ -14,6 +14,7 @@ from ..facts import SCENARIO, SPEC, Tally, client_sessions
 @check(
     "session-client-answers-only-server-requests",
     scenario=SCENARIO,
+    side="client",
     level="MUST",
     spec=f"{SPEC}/basic/index",
     title="A client's JSON-RPC responses answer requests the server sent, once each",

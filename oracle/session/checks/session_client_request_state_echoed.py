@@ -14,6 +14,7 @@ from ..facts import SCENARIO, SPEC, Tally, rounds
 @check(
     "session-client-request-state-echoed",
     scenario=SCENARIO,
+    side="client",
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="A retry echoes the requestState it was given, byte for byte",

@@ -2,33 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
 from backchannel.recordings.model import Recording
 
-from ..capabilities import declared
+from ..capabilities import declared, undeclared
 from ..facts import INPUT_METHODS, SCENARIO, SPEC, Tally, server_sessions
-
-
-def _undeclared(kind: str, params: object, capabilities: Mapping[str, object]) -> str | None:
-    """Why an input request of `kind` is outside what was declared; None when it is inside."""
-    if kind not in capabilities:
-        return f"{kind} was not declared"
-    if kind != "elicitation":
-        return None
-    mode = params.get("mode", "form") if isinstance(params, dict) else "form"
-    elicitation = capabilities.get("elicitation")
-    modes = set(elicitation) & {"form", "url"} if isinstance(elicitation, dict) else set()
-    if not modes:  # `elicitation: {}` declares form mode (the spec's backward-compatible reading)
-        modes = {"form"}
-    return None if mode in modes else f"elicitation mode {str(mode)[:20]!r} was not declared"
 
 
 @check(
     "session-server-input-requests-declared",
     scenario=SCENARIO,
+    side="server",
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="inputRequests ask only for what that request's clientCapabilities declared",
@@ -56,7 +43,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
                 if kind is None:
                     continue  # not an input request this rule knows (a malformed one is the schema's)
                 tally.exercise(session.run_id)
-                why = _undeclared(kind, ask.get("params"), capabilities)
+                why = undeclared(kind, ask.get("params"), capabilities)
                 if why is not None:
                     shown = sorted(capabilities)[:6]
                     tally.broke(f"inputRequests[{str(key)[:30]!r}]: {why}",

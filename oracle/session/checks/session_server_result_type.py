@@ -14,6 +14,7 @@ from ..facts import SCENARIO, SPEC, Tally, server_sessions
 @check(
     "session-server-result-type",
     scenario=SCENARIO,
+    side="server",
     level="MUST",
     spec=f"{SPEC}/schema#result",
     title="Every result a 2026-07-28 server sends carries resultType",

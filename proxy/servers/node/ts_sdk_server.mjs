@@ -6,10 +6,30 @@
 // Binds 127.0.0.1 only, prints `READY http://127.0.0.1:PORT/mcp` as its first stdout line, and serves until
 // SIGTERM, SIGINT or EOF on stdin (so it never outlives the process that started it), then exits 0.
 //
-// Everything protocol-shaped is the SDK's: createMcpHandler serves Streamable HTTP statelessly (one McpServer per
-// request), tools ask for input by returning inputRequired(...) (MRTR), the SDK checks each embedded request
-// against the capabilities the request declared (-32021, HTTP 400), and requestState is minted and verified with
-// the SDK's HMAC codec. Nothing here writes JSON-RPC or HTTP by hand.
+// Everything protocol-shaped is the SDK's. One endpoint serves both eras, routed with the SDK's own classifier
+// (isLegacyRequest, the predicate createMcpHandler itself routes on), as the SDK documents for keeping a sessionful
+// 2025 deployment next to a strict modern one (the SDK repository's docs/serving/legacy-clients.md and
+// examples/legacy-routing/server.ts; where that example writes its 404 and 400 bodies by hand, SDK code answers here):
+//
+//   2026-07-28  createMcpHandler(buildServer, { legacy: 'reject' }) serves Streamable HTTP statelessly (one
+//               McpServer per request); tools ask for input by returning inputRequired(...) (MRTR), the SDK checks
+//               each embedded request against the capabilities the request declared (-32021, HTTP 400), and
+//               requestState is minted and verified with the SDK's HMAC codec.
+//   2025-era    (2025-06-18, 2025-11-25: the `initialize` handshake) a sessionful legacy session: the initialize
+//               POST opens a WebStandardStreamableHTTPServerTransport with a sessionIdGenerator and its own
+//               McpServer from the same buildServer, and every later request carrying that Mcp-Session-Id (POST,
+//               the GET stream, DELETE) goes to it. The same tools' inputRequired(...) returns are fulfilled by the
+//               SDK's legacy shim (ServerOptions.inputRequired, on by default): each embedded request goes to the
+//               client as a real server-initiated `elicitation/create` on the tools/call POST's SSE stream (URL
+//               mode gets a minted elicitationId), checked against the capabilities `initialize` declared, and
+//               the tool is re-entered with the answer. At most MAX_LEGACY_SESSIONS live at once: opening one
+//               more closes the oldest, whose id then answers the transport's own 404 `Session not found`, so
+//               the client re-initializes. A legacy request with an unknown Mcp-Session-Id gets that same 404
+//               (from a closed transport); one with no session that is not an `initialize` is served by
+//               legacyStatelessFallback, exactly as createMcpHandler's default legacy posture served it before
+//               (so it still cannot receive server-to-client requests, and GET/DELETE answer 405).
+//
+// Nothing here writes JSON-RPC or HTTP by hand.
 //
 // Tools:
 //   test_url_elicitation                    needs URL-mode elicitation; accept -> result, decline/cancel -> isError
@@ -25,7 +45,13 @@ import {
     createRequestStateCodec,
     inputRequired,
     inputResponse,
-    McpServer
+    isInitializeRequest,
+    isJsonContentType,
+    isLegacyRequest,
+    legacyStatelessFallback,
+    McpServer,
+    readRequestBody,
+    WebStandardStreamableHTTPServerTransport
 } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 
@@ -34,6 +60,8 @@ const PATH = '/mcp';
 const URL_KEY = 'sign_in';
 const FORM_KEY = 'confirmation';
 const SIGN_IN_BASE = 'https://example.com/backchannel/sign-in';
+// Live 2025-era sessions at most; opening one more closes the oldest (a client cannot grow memory without bound).
+const MAX_LEGACY_SESSIONS = 64;
 
 const confirmationSchema = z.object({ confirmed: z.boolean().meta({ title: 'Confirm' }) });
 
@@ -124,8 +152,90 @@ function buildServer() {
     return server;
 }
 
+// --- 2025-era sessions ------------------------------------------------------------------------------------------
+
+// Session id -> its transport and McpServer, in the order they opened (a Map iterates in insertion order).
+const sessions = new Map();
+
+// A sessionful transport closed at once: the SDK answers every request to a closed transport with 404 `Session not
+// found` (-32001), which is what a request naming an unknown or evicted Mcp-Session-Id must get.
+const endedSession = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
+await endedSession.close();
+
+function closeSession(id) {
+    const session = sessions.get(id);
+    if (session === undefined) return Promise.resolve();
+    sessions.delete(id);
+    // closing the server closes its transport: its SSE streams end and its pending requests are rejected
+    return session.server
+        .close()
+        .catch(error => process.stderr.write(`ts_sdk_server: closing session ${id} failed: ${error}\n`));
+}
+
+async function openSession(request) {
+    const server = buildServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: id => {
+            sessions.set(id, { server, transport });
+            for (const oldest of sessions.keys()) {
+                if (sessions.size <= MAX_LEGACY_SESSIONS) break;
+                void closeSession(oldest);
+            }
+        }
+    });
+    // before connect, so the server chains it: a DELETE, an eviction or shutdown all forget the session here
+    transport.onclose = () => {
+        if (transport.sessionId !== undefined && sessions.get(transport.sessionId)?.transport === transport) {
+            sessions.delete(transport.sessionId);
+        }
+    };
+    await server.connect(transport);
+    const response = await transport.handleRequest(request);
+    if (transport.sessionId === undefined) {
+        // the transport refused the handshake before a session opened (406, 415, a parse error): nothing to keep
+        await server.close();
+    }
+    return response;
+}
+
+// Whether a legacy POST is the `initialize` handshake, read from a copy so the request stays readable.
+async function isInitialize(request) {
+    if (request.method.toUpperCase() !== 'POST') return false;
+    try {
+        const body = await readRequestBody(request.clone());
+        return !body.tooLarge && isInitializeRequest(JSON.parse(body.text));
+    } catch {
+        return false; // not JSON: the leg it is routed to answers the parse error
+    }
+}
+
+// --- routing -----------------------------------------------------------------------------------------------------
+
 const port = parsePort(process.argv.slice(2));
-const handler = createMcpHandler(() => buildServer());
+const modern = createMcpHandler(() => buildServer(), { legacy: 'reject' });
+const stateless = legacyStatelessFallback(() => buildServer());
+
+async function serveLegacy(request) {
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId !== null) {
+        return (sessions.get(sessionId)?.transport ?? endedSession).handleRequest(request);
+    }
+    if (await isInitialize(request)) {
+        return openSession(request);
+    }
+    return stateless(request);
+}
+
+const handler = {
+    fetch: async request => {
+        // createMcpHandler answers a non-JSON POST 415 before it classifies anything; keep that order for both eras
+        if (request.method.toUpperCase() === 'POST' && !isJsonContentType(request.headers.get('content-type'))) {
+            return modern.fetch(request);
+        }
+        return (await isLegacyRequest(request)) ? serveLegacy(request) : modern.fetch(request);
+    }
+};
 const nodeHandler = toNodeHandler(handler);
 const validateHost = localhostHostValidation();
 const validateOrigin = localhostOriginValidation();
@@ -147,8 +257,9 @@ async function stop(why) {
     process.stderr.write(`ts_sdk_server: stopping (${why})\n`);
     httpServer.close();
     httpServer.closeAllConnections();
+    await Promise.all([...sessions.keys()].map(closeSession));
     try {
-        await handler.close();
+        await modern.close();
     } catch (error) {
         process.stderr.write(`ts_sdk_server: closing the handler failed: ${error}\n`);
     }

@@ -87,6 +87,58 @@ class Wire:
             self._message("to-client", "response", answer, flow, method, upstream=upstream)
         return rpc_id
 
+    def legacy(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+        version: str | None = "2025-11-25",
+        session_id: str | None = "s-1",
+        assigns: str | None = None,
+        rpc_id: Any = None,
+    ) -> Any:
+        """A 2025-era client request in a POST of its own (no _meta), with the MCP-Protocol-Version and
+        Mcp-Session-Id headers given (None: not sent), answered in that flow; `assigns` is the session id the
+        response's headers assign (an initialize's)."""
+        rpc_id = next(self._ids) if rpc_id is None else rpc_id
+        flow = f"f{len(self.exchanges) + 1}"
+        request: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": dict(params or {})}
+        headers = {"MCP-Protocol-Version": version, "Mcp-Session-Id": session_id}
+        status = 200 if error is None else 400
+        self.exchanges.append(
+            {
+                "flow_id": flow,
+                "run_id": self.run,
+                "method": "POST",
+                "path": f"/r/{self.run}/mcp",
+                "status": status,
+                "request_headers": [(k, v) for k, v in headers.items() if v is not None],
+                "response_headers": [] if assigns is None else [("mcp-session-id", assigns)],
+                "request_body": text(request).encode(),
+            }
+        )
+        self._message("to-server", "request", request, flow, method)
+        if error is not None:
+            self._message("to-client", "error", {"jsonrpc": "2.0", "id": rpc_id, "error": error}, flow, method)
+        elif result is not None:
+            self._message("to-client", "response", {"jsonrpc": "2.0", "id": rpc_id, "result": result}, flow, method)
+        return rpc_id
+
+    def initialize(
+        self, version: str = "2025-11-25", capabilities: dict[str, Any] | None = None, *, assigns: str | None = "s-1"
+    ) -> Any:
+        """A 2025-era handshake: initialize (no version or session header), answered agreeing `version` and
+        assigning session id `assigns`."""
+        params = {
+            "protocolVersion": version,
+            "capabilities": {} if capabilities is None else capabilities,
+            "clientInfo": {"name": "test-client", "version": "1"},
+        }
+        agreed = {"protocolVersion": version, "capabilities": {}, "serverInfo": {"name": "test-server", "version": "1"}}
+        return self.legacy("initialize", params, result=agreed, version=None, session_id=None, assigns=assigns)
+
     def server_request(self, method: str, params: dict[str, Any], rpc_id: Any) -> None:
         """A request the server sent the client (on the stream of the run's last POST)."""
         flow = self.exchanges[-1]["flow_id"] if self.exchanges else "f0"

@@ -70,3 +70,23 @@ def test_server_scenario_columns_are_labelled_by_the_server_not_the_scripted_cli
     table, _session = build([(Input(path, path.name), rec, judge(rec))]).tables
     [column] = table.columns
     assert (column.client.label, column.client.role) == ("backchannel-py-sdk", "server")
+
+
+def test_a_session_of_two_real_parties_is_labelled_by_the_client_and_the_server():
+    from backchannel.proxy.judging.inputs import Input
+
+    path = REFERENCES / "session-ts-sdk-vs-py-sdk-2025-11-25.sqlite"
+    rec = load(path)
+    (table,) = build([(Input(path, path.name), rec, judge(rec))]).tables  # no scenario: the session table only
+    [column] = table.columns
+    assert column.label == "backchannel-ts-sdk-driver 0.1.0 against backchannel-py-sdk"  # serverInfo names no version
+    assert table.scenario == "session"
+
+
+def test_a_staged_scenarios_column_names_only_the_party_under_test():
+    from backchannel.proxy.judging.inputs import Input
+
+    path = REFERENCES / "mrtr-provenance-py-sdk.sqlite"
+    rec = load(path)
+    tables = build([(Input(path, path.name), rec, judge(rec))]).tables
+    assert all(column.peer is None for table in tables for column in table.columns)

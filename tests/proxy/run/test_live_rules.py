@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from backchannel.oracle.registry import session_checks
 from backchannel.proxy.run.live_rules import LiveRules, side_of
 from tests.factories import new_recording
 from tests.oracle.session.wire import Wire, complete, modern_meta
@@ -22,8 +23,9 @@ def test_a_broken_rule_is_said_once_naming_its_side_level_and_message(tmp_path):
     wire = Wire()
     wire.call("tools/call", {"name": "t"}, result=complete(), meta=modern_meta(clientCapabilities=None))
     live = LiveRules(_written(tmp_path / "live.sqlite", wire))
-    [line] = [said for said in live.news() if "populates-meta" in said]
-    assert line.startswith("rule FAIL: sep-2575-client-populates-meta (client, MUST) at #1: ")
+    [broken] = [said for said in live.news() if "populates-meta" in said.line]
+    assert broken.line.startswith("rule FAIL: sep-2575-client-populates-meta (client, MUST) at #1: ")
+    assert broken.status == "FAIL" and broken.flows == ("f1",)  # the flow to mark in mitmweb
     assert live.news() == []  # nothing new since
 
 
@@ -38,7 +40,8 @@ def test_a_recording_that_cannot_be_read_yet_says_nothing_rather_than_failing(tm
     assert LiveRules(tmp_path / "half.sqlite").news() == []
 
 
-def test_the_side_is_read_from_the_rule_id():
+def test_the_side_is_the_one_each_rule_declares():
     assert side_of("session-server-result-type") == "server"
-    assert side_of("sep-2575-http-server-error-jsonrpc-id") == "server"
-    assert side_of("sep-2322-client-no-state-omitted") == "client"
+    assert side_of("sep-2322-not-on-unsupported-requests") == "server"
+    assert side_of("session-client-answers-only-server-requests") == "client"
+    assert all(rule.side in ("client", "server") for rule in session_checks().values())

@@ -5,6 +5,11 @@ exactly as a 2026-07-28 client would drive it: one POST per request, the standar
 declaring the client's capabilities per request. Where the SDK deviates from the spec, a test named for the deviation
 asserts what it does today (docs/real-servers.md describes each), so an SDK fix makes that test fail loudly.
 
+2025-era clients (an `initialize` handshake) get a sessionful legacy session instead: the same tools' input requests
+reach them as server-initiated `elicitation/create` requests on the tools/call POST's SSE stream, and the tool ends
+with the client's answer. Those tests drive the Python SDK driver in `--mode legacy` through `backchannel record
+--upstream` and read the recording, or speak the 2025 wire with httpx where they need a session by hand.
+
 Without the install these tests fail rather than skip: a silent skip would hide a broken install.
 """
 
@@ -13,8 +18,10 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,9 +32,11 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from backchannel.oracle.terminal import raw_bytes
 from backchannel.proxy.clients.drivers.paths import repo_root
 from backchannel.proxy.servers.launch import ServerProcess, start_server
 from backchannel.proxy.servers.paths import node_server
+from backchannel.recordings import Message, Recording, load
 
 pytestmark = pytest.mark.live
 
@@ -42,6 +51,10 @@ URL_ONLY: dict[str, Any] = {"elicitation": {"url": {}}}
 FORM_ONLY: dict[str, Any] = {"elicitation": {"form": {}}}
 BARE: dict[str, Any] = {"elicitation": {}}
 NONE: dict[str, Any] = {}
+LEGACY = "2025-11-25"
+LEGACY_SESSIONS_CAP = 64  # MAX_LEGACY_SESSIONS in the server
+RECORD_TIMEOUT_S = 90
+LEGACY_DRIVER = [sys.executable, "-m", "backchannel.proxy.clients.drivers.py_sdk", "--mode", "legacy"]
 
 
 def ts_server() -> list[str]:
@@ -357,3 +370,220 @@ def test_sdk_deviation_an_elicitation_declaration_naming_no_known_mode_is_sent_f
     reply = call(server.url, FORM_TOOL, {"elicitation": {"foo": {}}})
     assert reply.status == 200
     assert only_request(reply.result)[1]["mode"] == "form"
+
+
+# --- 2025-era clients: a sessionful legacy session ---------------------------------------------------------------
+
+
+def backchannel() -> list[str]:
+    script = Path(sys.executable).parent / "backchannel"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("backchannel")
+    return [found] if found else [sys.executable, "-m", "backchannel.proxy.cli"]
+
+
+@dataclass
+class LegacyRun:
+    """One `backchannel record --upstream` run of the Python SDK driver in `--mode legacy`, calling one tool."""
+
+    recording: Recording
+    stdout: str
+
+    @property
+    def messages(self) -> list[Message]:
+        return list(self.recording.messages)
+
+    @property
+    def tool(self) -> str:
+        name: str = self.one("to-server", "request", "tools/call").payload["params"]["name"]
+        return name
+
+    def one(self, direction: str, kind: str, method: str | None) -> Message:
+        found = [m for m in self.messages if (m.direction, m.kind, m.method) == (direction, kind, method)]
+        assert len(found) == 1, [(m.direction, m.kind, m.method) for m in self.messages]
+        return found[0]
+
+
+def record_legacy_run(server: ServerProcess, tool: str, out: Path) -> LegacyRun:
+    proc = subprocess.run(
+        [*backchannel(), "record", "--upstream", server.url, "--out", str(out), "--force", "--timeout", "30"]
+        + ["--", *LEGACY_DRIVER, "--tool", tool, "{url}"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=RECORD_TIMEOUT_S,
+    )
+    assert proc.returncode == 0, proc.stderr
+    recording = load(out)
+    (run,) = recording.runs
+    assert (run.outcome, run.exit_code) == ("exited", 0), proc.stderr
+    return LegacyRun(recording, raw_bytes(recording, run.id, "stdout").decode())
+
+
+@pytest.fixture(scope="module", params=[FORM_TOOL, URL_TOOL], ids=["form", "url"])
+def legacy_run(
+    request: pytest.FixtureRequest, server: ServerProcess, tmp_path_factory: pytest.TempPathFactory
+) -> LegacyRun:
+    tool: str = request.param
+    return record_legacy_run(server, tool, tmp_path_factory.mktemp("legacy") / f"{tool}.sqlite")
+
+
+def test_a_2025_11_25_client_gets_a_session_from_its_initialize(legacy_run: LegacyRun) -> None:
+    initialize = legacy_run.one("to-server", "request", "initialize")
+    assert initialize.payload["params"]["protocolVersion"] == LEGACY
+    assert legacy_run.one("to-client", "response", "initialize").payload["result"]["protocolVersion"] == LEGACY
+    opened = next(e for e in legacy_run.recording.exchanges if e.flow_id == initialize.flow_id)
+    assert any(name.lower() == "mcp-session-id" and value for name, value in opened.response_headers)
+
+
+def test_a_2025_11_25_client_is_asked_by_a_server_initiated_elicitation_on_the_tools_call_stream(
+    legacy_run: LegacyRun,
+) -> None:
+    call = legacy_run.one("to-server", "request", "tools/call")
+    ask = legacy_run.one("to-client", "request", "elicitation/create")
+    assert ask.flow_id == call.flow_id and ask.sse_idx is not None  # on the POST's own SSE stream, not a GET stream
+    params = ask.payload["params"]
+    assert isinstance(params["message"], str) and params["message"]
+    if legacy_run.tool == URL_TOOL:
+        assert params["mode"] == "url" and urlsplit(params["url"]).scheme == "https"
+        assert isinstance(params["elicitationId"], str) and params["elicitationId"]  # 2025-11-25 URL mode needs one
+    else:
+        assert params.get("mode", "form") == "form"
+        assert params["requestedSchema"]["properties"]["confirmed"]["type"] == "boolean"
+
+
+def test_the_tool_completes_with_the_answer_the_2025_11_25_client_gave(legacy_run: LegacyRun) -> None:
+    ask = legacy_run.one("to-client", "request", "elicitation/create")
+    answers = [m for m in legacy_run.messages if m.direction == "to-server" and m.kind == "response"]
+    assert [m.rpc_id for m in answers] == [ask.rpc_id]
+    assert answers[0].payload["result"]["action"] == "accept"
+    done = legacy_run.one("to-client", "response", "tools/call")
+    assert done.seq > answers[0].seq
+    result = done.payload["result"]
+    assert not result.get("isError", False) and "accepted" in result["content"][0]["text"], result
+    assert "resultType" not in result and "inputRequests" not in result  # no 2026-07-28 shape on a 2025 session
+    assert f"result {legacy_run.tool}: " in legacy_run.stdout and "accepted" in legacy_run.stdout
+
+
+class LegacySession:
+    """A 2025-era session spoken by hand with httpx (to pin a version, or to hold many sessions at once)."""
+
+    HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+    def __init__(self, url: str, version: str = LEGACY, caps: dict[str, Any] | None = None) -> None:
+        self.url = url
+        body = {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": version,
+                "capabilities": caps or {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        response = httpx.post(url, json=body, headers=self.HEADERS, timeout=HTTP_TIMEOUT_S)
+        assert response.status_code == 200, response.text
+        self.id = response.headers["mcp-session-id"]
+        self.version = parse_body(response)["result"]["protocolVersion"]
+        self.headers = {**self.HEADERS, "Mcp-Session-Id": self.id, "MCP-Protocol-Version": self.version}
+        initialized = httpx.post(
+            url,
+            json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+            headers=self.headers,
+            timeout=HTTP_TIMEOUT_S,
+        )
+        assert initialized.status_code == 202, initialized.text
+
+    def post(self, body: dict[str, Any], headers: dict[str, str] | None = None) -> httpx.Response:
+        return httpx.post(self.url, json=body, headers=headers or self.headers, timeout=HTTP_TIMEOUT_S)
+
+    def call(self, tool: str, answer: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """Call a tool on the session's SSE stream, answering each server request with `answer`: (asked, result)."""
+        asked: list[dict[str, Any]] = []
+        body = {"jsonrpc": "2.0", "id": next(_ids), "method": "tools/call", "params": {"name": tool, "arguments": {}}}
+        with httpx.stream("POST", self.url, json=body, headers=self.headers, timeout=HTTP_TIMEOUT_S) as stream:
+            assert stream.headers["content-type"].startswith("text/event-stream"), stream.headers
+            buffered = ""
+            for chunk in stream.iter_text():
+                buffered += chunk.replace("\r\n", "\n")
+                while "\n\n" in buffered:
+                    event, buffered = buffered.split("\n\n", 1)
+                    data = "\n".join(line[5:].lstrip() for line in event.split("\n") if line.startswith("data:"))
+                    if not data:
+                        continue
+                    message: dict[str, Any] = json.loads(data)
+                    if "method" in message and "id" in message:
+                        asked.append(message)
+                        reply = self.post({"jsonrpc": "2.0", "id": message["id"], "result": answer})
+                        assert reply.status_code == 202, reply.text
+                    elif message.get("id") == body["id"]:
+                        assert "result" in message, message
+                        return asked, message["result"]
+        raise AssertionError(f"the stream ended without the tools/call result; asked: {asked}")
+
+
+def test_a_2025_06_18_client_gets_the_form_as_a_server_request_and_the_tool_completes_with_its_answer(
+    server: ServerProcess,
+) -> None:
+    session = LegacySession(server.url, "2025-06-18", {"elicitation": {}})
+    assert session.version == "2025-06-18"
+    asked, result = session.call(FORM_TOOL, {"action": "accept", "content": {"confirmed": True}})
+    assert [m["method"] for m in asked] == ["elicitation/create"]
+    assert asked[0]["params"]["requestedSchema"]["properties"]["confirmed"]["type"] == "boolean"
+    assert not result.get("isError", False) and "confirmed=true" in result["content"][0]["text"], result
+
+
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+def test_a_2025_client_declining_or_cancelling_ends_the_tool_with_is_error_saying_so(
+    server: ServerProcess, action: str
+) -> None:
+    session = LegacySession(server.url, caps={"elicitation": {"form": {}, "url": {}}})
+    asked, result = session.call(FORM_TOOL, {"action": action})
+    assert len(asked) == 1
+    assert result.get("isError") is True and action in result["content"][0]["text"], result
+
+
+def test_a_2025_session_without_url_mode_is_not_sent_a_url_request_and_the_tool_says_why(server: ServerProcess) -> None:
+    # the SDK's legacy shim checks each input request against what `initialize` declared before anything is sent
+    session = LegacySession(server.url, caps={"elicitation": {"form": {}}})
+    asked, result = session.call(URL_TOOL, {"action": "accept"})
+    assert asked == []
+    assert result.get("isError") is True and "did not declare the required capability" in result["content"][0]["text"]
+
+
+def test_a_request_naming_an_unknown_session_gets_404_session_not_found(server: ServerProcess) -> None:
+    session = LegacySession(server.url)
+    response = session.post(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers={**session.headers, "Mcp-Session-Id": "no-such"}
+    )
+    assert response.status_code == 404 and response.json()["error"]["code"] == -32001
+
+
+def test_a_deleted_session_is_gone(server: ServerProcess) -> None:
+    session = LegacySession(server.url)
+    assert session.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).status_code == 200
+    assert httpx.delete(server.url, headers=session.headers, timeout=HTTP_TIMEOUT_S).status_code == 200
+    assert session.post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).status_code == 404
+
+
+def test_a_2025_request_outside_any_session_is_still_served_statelessly_and_cannot_be_asked_for_input(
+    server: ServerProcess,
+) -> None:
+    # no initialize, no Mcp-Session-Id: the SDK's legacyStatelessFallback answers it, as createMcpHandler did before
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": FORM_TOOL, "arguments": {}}}
+    response = httpx.post(server.url, json=body, headers=LegacySession.HEADERS, timeout=HTTP_TIMEOUT_S)
+    assert response.status_code == 200
+    result = parse_body(response)["result"]
+    assert result.get("isError") is True and "per-request legacy serving" in result["content"][0]["text"]
+    stream = httpx.get(server.url, headers={"Accept": "text/event-stream"}, timeout=HTTP_TIMEOUT_S)
+    assert stream.status_code == 405  # a session operation outside a session
+
+
+def test_live_legacy_sessions_are_capped_and_the_oldest_are_closed_first() -> None:
+    # a server of its own: filling the cap would close the shared server's sessions under other tests
+    with start_server(ts_server(), timeout=READY_TIMEOUT_S) as own:
+        sessions = [LegacySession(own.url) for _ in range(LEGACY_SESSIONS_CAP + 3)]
+        statuses = [s.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).status_code for s in sessions]
+        assert statuses == [404] * 3 + [200] * LEGACY_SESSIONS_CAP

@@ -222,3 +222,18 @@ def test_the_machines_home_folder_never_reaches_a_report_and_the_summary_says_it
     assert "home folder" in result.output  # the summary line names what was masked, never the value
     for shared in (tmp_path / "report").iterdir():
         assert f"{home}/.local".encode() not in shared.read_bytes(), shared.name
+
+
+def test_the_session_rules_a_recording_broke_come_first_with_their_evidence(tmp_path):
+    broken = REFERENCE / "elicitation-url-mode-contract-constructs-inputs.sqlite"  # its client skips an input request
+    report = make(broken, tmp_path / "report")
+    parsed = tokens(report)
+    headings = [parsed[i + 1].content for i, t in enumerate(parsed) if t.type == "heading_open"]
+    rules, findings = headings.index("Protocol rules broken"), headings.index("Findings")
+    assert rules < headings.index("FAIL: `session-client-answers-every-input-request`") < findings
+    assert "answers 0 of 1" in report and evidence_lines(report)
+
+
+def test_a_session_that_kept_every_rule_says_so(tmp_path):
+    report = make(REFERENCE / "mrtr-provenance-toy-fixed.sqlite", tmp_path / "report")
+    assert "The session kept every protocol rule it exercised." in report
