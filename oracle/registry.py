@@ -95,9 +95,15 @@ def extra_roots() -> tuple[str, ...]:
 
 def scenario_packages() -> tuple[str, ...]:
     """The oracle-side package of every scenario: the built-in ones in name order, then the extra roots'."""
+    return _builtin_packages() + tuple(f"{root}.oracle" for root in extra_roots())
+
+
+@cache
+def _builtin_packages() -> tuple[str, ...]:
+    # listed once per process: the folder ships with the code, and listing it on every judge cost a tenth of one
     builtin = importlib.import_module(BUILTIN)
     names = sorted(i.name for i in pkgutil.iter_modules(builtin.__path__) if i.ispkg and not i.name.startswith("_"))
-    return tuple(f"{BUILTIN}.{name}" for name in names) + tuple(f"{root}.oracle" for root in extra_roots())
+    return tuple(f"{BUILTIN}.{name}" for name in names)
 
 
 def _import(name: str) -> ModuleType:

@@ -10,7 +10,8 @@ The shape builds (`--variant method-verb`, `method-flags`, `tool-subcommands`, `
 `long-help`, `short-help`) keep the flaws but offer the call under another command-line shape, each with a help text
 of its own, so discovery is proved on every shape it recognises; called any other way they fail with a usage error.
 The URL-first builds (`url-tools`, `url-list`, `url-help`, `connect`) hide the surface from the help alone: it shows
-once the CLI has the server URL, or after a connect step.
+once the CLI has the server URL, or after a connect step. Each `--wire-flaw NAME` (repeatable;
+toy_agent_core.WIRE_FLAWS) builds in a flaw that breaks one session rule on the bytes the client sends.
 
 This module is the command line (the `backchannel-toy-agent` entry point, and `python -m` of it): the global options,
 the top-level help and the dispatch. The builds and the call loop are in toy_agent_core.py, the shape builds in
@@ -31,6 +32,7 @@ from backchannel.proxy.clients.toy_agent_core import (
     SHAPES,
     UI_FLAWS,
     VARIANTS,
+    WIRE_FLAWS,
     Build,
     UsageError,
     run_call,
@@ -74,20 +76,22 @@ def help_text(build: Build) -> str:
 
 def parse_globals(argv: list[str]) -> tuple[Build, list[str]]:
     """The build the leading options ask for, and the rest of the command line."""
-    variant, fixes, ui_flaws, args = "flawed", set(), set(), list(argv)
-    while args and args[0].split("=")[0] in ("--fix", "--variant", "--ui-flaw"):
+    variant, fixes, ui_flaws, wire_flaws, args = "flawed", set(), set(), set(), list(argv)
+    while args and args[0].split("=")[0] in ("--fix", "--variant", "--ui-flaw", "--wire-flaw"):
         option, _, value = args.pop(0).partition("=")
         value = value or (args.pop(0) if args else "")
-        allowed = {"--fix": FIXES, "--variant": VARIANTS, "--ui-flaw": UI_FLAWS}[option]
-        if value not in allowed:
-            raise UsageError(f"{option} {value!r} is not one of: {', '.join(allowed)}")
+        allowed = {"--fix": FIXES, "--variant": VARIANTS, "--ui-flaw": UI_FLAWS, "--wire-flaw": tuple(WIRE_FLAWS)}
+        if value not in allowed[option]:
+            raise UsageError(f"{option} {value!r} is not one of: {', '.join(allowed[option])}")
         if option == "--fix":
             fixes.add(value)
         elif option == "--ui-flaw":
             ui_flaws.add(value)
+        elif option == "--wire-flaw":
+            wire_flaws.add(value)
         else:
             variant = value
-    return Build.of(variant, frozenset(fixes), frozenset(ui_flaws)), args
+    return Build.of(variant, frozenset(fixes), frozenset(ui_flaws), frozenset(wire_flaws)), args
 
 
 def dispatch(build: Build, args: list[str]) -> int:

@@ -1,5 +1,9 @@
-"""The toy agent's core: its builds (variant, fixes, UI flaws), the agent's voice and directive follower (flaw 1,
-provenance), and the tools/call loop that reads resultType (flaw 2) and answers MRTR input requests.
+"""The toy agent's core: its builds (variant, fixes, UI flaws, wire flaws), the agent's voice and directive follower
+(flaw 1, provenance), and the tools/call loop that reads resultType (flaw 2) and answers MRTR input requests.
+
+Each wire flaw (`--wire-flaw NAME`, WIRE_FLAWS) breaks one session rule on the bytes the client sends, so a recording
+of a real session with it FAILs (WARNs, for a SHOULD) that rule. They are the connection's (the `mcp call` command,
+and the shape builds that reach it): the call loop reads them from it, toy_agent_wire.py sends the rest.
 
 The command line is toy_agent.py; the other call-surface shapes are toy_agent_shapes.py, the `ui` command's careful
 terminal client and its flawed builds toy_agent_ui.py; the wire is toy_agent_wire.py.
@@ -54,6 +58,27 @@ UI_FLAWS = (
     "raw-escapes",
     "no-server-name",  # the fence says a server asks, not which one
 )
+# `--wire-flaw NAME`: each breaks the session rule it names (rule ids are the oracle's), on the wire
+WIRE_FLAWS: dict[str, str] = {
+    "retry-same-id": "sep-2322-client-jsonrpc-id-different",  # the MRTR retry reuses the retried request's id
+    "invent-state": "sep-2322-client-no-state-omitted",  # a retry of a round without requestState sends one
+    "state-elsewhere": "sep-2322-client-parallel-isolation",  # a round's requestState also goes on a tools/list
+    "alter-state": "session-client-request-state-echoed",  # the retry echoes the requestState with a character added
+    "skip-input": "session-client-answers-every-input-request",  # the retry leaves one inputRequests key unanswered
+    "no-client-capabilities": "sep-2575-client-populates-meta",  # 2026-07-28 _meta without clientCapabilities
+    "no-client-info": "sep-2575-client-sends-client-info",  # 2026-07-28 _meta without clientInfo (a SHOULD)
+    "client-info-no-version": "session-client-wire-schema-valid",  # clientInfo without its required version
+    "capability-not-object": "sep-2575-client-declares-roots-capability",  # declares "roots": true
+    "elicitation-not-object": "sep-2575-client-declares-elicitation-capability",  # declares "elicitation": true
+    "sampling-not-object": "sep-2575-client-declares-sampling-capability",  # declares "sampling": true
+    "no-version-header": "sep-2575-http-client-sends-version-header",  # 2026-07-28 POSTs without MCP-Protocol-Version
+    "version-header-mismatch": "sep-2575-http-version-header-matches-meta",  # header 2025-11-25, _meta 2026-07-28
+    "wrong-method-header": "sep-2575-http-routing-headers-match-body",  # Mcp-Method is not the body's method
+    "unasked-response": "session-client-answers-only-server-requests",  # POSTs a response to a request never sent
+    "no-session-id": "session-client-sends-session-id",  # 2025 eras: no Mcp-Session-Id after initialize
+    "legacy-no-version-header": "session-client-version-header-negotiated",  # 2025 eras: no MCP-Protocol-Version
+}
+INVENTED_STATE = "toy-agent-invented-state"  # what `invent-state` sends where the server gave no requestState
 PROG = wire.CLIENT_NAME
 
 _DIRECTIVE = re.compile(r"WRITE-MARKER\s+(\S+)\s+(\S+)")
@@ -92,18 +117,24 @@ class Build:
     provenance_fixed: bool
     absent_result_type: Literal["retry", "complete", "strict"]
     ui_flaws: frozenset[str] = frozenset()  # the `ui` command's flaws (`--ui-flaw`); none by default
+    wire_flaws: frozenset[str] = frozenset()  # session rules broken on the wire (`--wire-flaw`); none by default
 
     @classmethod
     def of(
-        cls, variant: str = "flawed", fixes: frozenset[str] = frozenset(), ui_flaws: frozenset[str] = frozenset()
+        cls,
+        variant: str = "flawed",
+        fixes: frozenset[str] = frozenset(),
+        ui_flaws: frozenset[str] = frozenset(),
+        wire_flaws: frozenset[str] = frozenset(),
     ) -> Build:
         absent: Literal["retry", "complete", "strict"] = "complete" if "result-type" in fixes else "retry"
         absent = "strict" if variant == "strict" else absent
-        return cls(variant, "provenance" in fixes or variant == "strict", absent, ui_flaws)
+        return cls(variant, "provenance" in fixes or variant == "strict", absent, ui_flaws, wire_flaws)
 
     def flaws(self) -> str:
         present = {"provenance": not self.provenance_fixed, "result-type": self.absent_result_type == "retry"}
         present.update({f"ui:{name}": True for name in UI_FLAWS if name in self.ui_flaws})
+        present.update({f"wire:{name}": True for name in WIRE_FLAWS if name in self.wire_flaws})
         return ", ".join(name for name, flawed in present.items() if flawed) or "none"
 
 
@@ -235,8 +266,10 @@ def call_tool(
     """Call `tool` until it completes, answering input requests (MRTR) and, when flawed, blindly retrying."""
     extra: dict[str, Any] = {}
     rounds = retries = 0
+    reuse: int | None = None  # the id the next call reuses (only the retry-same-id flaw sets it)
     while True:
-        result = conn.request("tools/call", {"name": tool, "arguments": arguments, **extra})
+        result = conn.request("tools/call", {"name": tool, "arguments": arguments, **extra}, request_id=reuse)
+        reuse = None
         agent.answers_sent()
         server = conn.note_server(result)
         try:
@@ -258,8 +291,31 @@ def call_tool(
             extra = {"inputResponses": agent.answer(requests, server, conn.origin)} if requests is not None else {}
             if "requestState" in result:
                 extra["requestState"] = result["requestState"]
+            if conn.flaws:
+                reuse = flawed_retry(conn, result, extra)
         else:
             return (show or show_result)(agent, result)
+
+
+def flawed_retry(conn: wire.Connection, result: dict[str, Any], extra: dict[str, Any]) -> int | None:
+    """Break the MRTR rules the connection's wire flaws name on the retry `extra` (edited in place) of the round
+    `result` asked for, sending the state-elsewhere request first; returns the id the retry reuses, if any."""
+    flaws, retried = conn.flaws, conn.last_id
+    answers = extra.get("inputResponses")
+    if "skip-input" in flaws and isinstance(answers, dict) and answers:
+        answers.pop(list(answers)[-1])  # the last key asked goes unanswered
+    if "requestState" in result:
+        state = result["requestState"]
+        if "state-elsewhere" in flaws:  # the round's state on an unrelated request, sent before the retry
+            try:
+                conn.request("tools/list", {"requestState": state})
+            except (wire.RpcFailure, wire.WireError):
+                pass  # whatever the server thinks of it, the retry still goes
+        if "alter-state" in flaws and isinstance(state, str):
+            extra["requestState"] = state + "~"
+    elif "invent-state" in flaws:
+        extra["requestState"] = INVENTED_STATE
+    return retried if "retry-same-id" in flaws else None
 
 
 def show_result(agent: Agent, result: dict[str, Any]) -> int:
@@ -281,14 +337,17 @@ def run_call(build: Build, url: str, tool: str, raw_args: str | None) -> int:
         arguments = None
     if not isinstance(arguments, dict):
         raise UsageError(f'ARGS_JSON must be a JSON object such as \'{{"repo": "demo"}}\', not {raw_args!r}')
+    capabilities = {} if build.variant == "no-input-capability" else DEFAULT_CAPABILITIES
     try:
-        conn = wire.Connection(url, {} if build.variant == "no-input-capability" else DEFAULT_CAPABILITIES)
+        conn = wire.Connection(url, capabilities, flaws=build.wire_flaws)
     except ValueError as exc:
         raise UsageError(f"SERVER_URL: {exc}") from exc
     agent = Agent(build)
 
     def call() -> int:
         conn.connect("legacy" if build.variant == "legacy-only" else "auto")
+        if "unasked-response" in conn.flaws:
+            conn.respond_unasked()
         return call_tool(conn, agent, tool, arguments)
 
     return on_the_wire(agent, call)

@@ -1,6 +1,9 @@
 """The toy agent's MCP side: JSON-RPC over Streamable HTTP (stdlib only), era detection, SSE, input responses.
 
-Deliberately free of the MCP SDK, so every byte the toy agent sends is one this module chose.
+Deliberately free of the MCP SDK, so every byte the toy agent sends is one this module chose. A connection made with
+wire flaws (`--wire-flaw`, toy_agent_core.WIRE_FLAWS) breaks those rules on the wire on purpose (without any, it sends
+exactly what it always did). The `server/discover` probe is always sent right, so a server that refuses a flawed
+request cannot talk the toy into the 2025 era: the flaws show on the requests after it.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ TIMEOUT_S = 30.0
 
 META = "io.modelcontextprotocol/"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+# what the `unasked-response` flaw posts: a JSON-RPC response to a request the server never sent (valid otherwise:
+# a 2026-07-28 result carries its resultType)
+UNASKED_ID = 999
 
 # What the toy's "model" answers to every sampling request; the toy "user" fills forms with form_content().
 SAMPLING_ANSWER = {
@@ -93,15 +99,23 @@ def sse_events(lines: Iterator[bytes]) -> Iterator[str]:
         yield "\n".join(data)
 
 
+# the flaws that declare a capability as `true` rather than an object, and which capability
+NOT_OBJECT_FLAWS = {"capability-not-object": "roots", "elicitation-not-object": "elicitation",
+                    "sampling-not-object": "sampling"}  # fmt: skip
+
+
 class Connection:
     """One client's view of one MCP endpoint: its era, session, server identity and request ids."""
 
-    def __init__(self, url: str, capabilities: dict[str, Any], timeout: float = TIMEOUT_S) -> None:
+    def __init__(
+        self, url: str, capabilities: dict[str, Any], timeout: float = TIMEOUT_S, *, flaws: frozenset[str] = frozenset()
+    ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"{url!r} is not an http:// or https:// URL")
         self.url = url
         self.origin = origin_of(url)
+        self.flaws = flaws  # the wire flaws this connection has on purpose (toy_agent_core.WIRE_FLAWS)
         self.capabilities = capabilities
         self.timeout = timeout
         self.era: Era = "modern"
@@ -109,6 +123,7 @@ class Connection:
         self.session_id: str | None = None
         self.server_name: str | None = None
         self._ids = itertools.count(1)
+        self.last_id: int | None = None  # the id of the request sent last
 
     def connect(self, mode: Literal["auto", "legacy"]) -> None:
         """Settle the era: probe with `server/discover` (auto), or go straight to the `initialize` handshake.
@@ -148,7 +163,7 @@ class Connection:
         self.era, self.version = "legacy", version
         params = {
             "protocolVersion": version,
-            "capabilities": self.capabilities,
+            "capabilities": self._declared(self.flaws),
             "clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION},
         }
         result = self.request("initialize", params)
@@ -167,15 +182,16 @@ class Connection:
             self.server_name = info["name"]
         return self.server_name
 
-    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Send one request under a fresh id and return its result.
+    def request(self, method: str, params: dict[str, Any], *, request_id: int | None = None) -> dict[str, Any]:
+        """Send one request under a fresh id (or `request_id`, which only a flawed retry reuses) and return its result.
 
         Raises:
             RpcFailure: The server answered with a JSON-RPC error.
             WireError: Anything else went wrong; `.status` holds the HTTP status when there was one.
         """
-        request_id = next(self._ids)
-        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": self._params(params)}
+        request_id = next(self._ids) if request_id is None else request_id
+        self.last_id = request_id
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": self._params(method, params)}
         answer = self._post(message, request_id) or {}
         if "error" in answer:
             error = answer["error"]
@@ -189,26 +205,55 @@ class Connection:
         """Send a notification; whatever comes back is ignored."""
         self._post({"jsonrpc": "2.0", "method": method}, None)
 
-    def _params(self, params: dict[str, Any]) -> dict[str, Any]:
+    def respond_unasked(self) -> None:
+        """The `unasked-response` flaw: POST a JSON-RPC response that answers no request of the server's."""
+        result: dict[str, Any] = {"resultType": "complete"} if self.era == "modern" else {}
+        self._post({"jsonrpc": "2.0", "id": UNASKED_ID, "result": result}, None)
+
+    def _flaws_of(self, method: str | None) -> frozenset[str]:
+        """The wire flaws a message of `method` carries: none on the server/discover probe."""
+        return frozenset() if method == "server/discover" else self.flaws
+
+    def _declared(self, flaws: frozenset[str]) -> dict[str, Any]:
+        """The capabilities this client declares (`capability-not-object`: with `"roots": true` besides;
+        `elicitation-not-object`, `sampling-not-object`: that capability as `true`)."""
+        declared = dict(self.capabilities)
+        for flaw, name in NOT_OBJECT_FLAWS.items():
+            if flaw in flaws:
+                declared[name] = True
+        return declared
+
+    def _params(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if self.era == "legacy":
             return params
+        flaws = self._flaws_of(method)
         info = {"name": CLIENT_NAME, "version": CLIENT_VERSION}
-        meta = {f"{META}protocolVersion": self.version, f"{META}clientCapabilities": self.capabilities}
-        meta[f"{META}clientInfo"] = info
+        if "client-info-no-version" in flaws:  # Implementation needs both: invalid against the schema, named still
+            del info["version"]
+        meta: dict[str, Any] = {f"{META}protocolVersion": self.version}
+        if "no-client-capabilities" not in flaws:
+            meta[f"{META}clientCapabilities"] = self._declared(flaws)
+        if "no-client-info" not in flaws:
+            meta[f"{META}clientInfo"] = info
         return {**params, "_meta": meta}
 
     def _headers(self, message: dict[str, Any]) -> dict[str, str]:
         headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-        method = message["method"]
+        method = message.get("method")  # None: a response (only the unasked-response flaw sends one)
+        flaws = self._flaws_of(method)
         if self.era == "modern":
-            headers["MCP-Protocol-Version"] = self.version
-            headers["Mcp-Method"] = method
+            if "no-version-header" not in flaws:
+                mismatch = "version-header-mismatch" in flaws
+                headers["MCP-Protocol-Version"] = LEGACY_VERSION if mismatch else self.version
+            if method is not None:
+                headers["Mcp-Method"] = wrong_method(method) if "wrong-method-header" in flaws else method
             name = message.get("params", {}).get("name")
             if method == "tools/call" and isinstance(name, str):
                 headers["Mcp-Name"] = header_value(name)
         elif method != "initialize":
-            headers["MCP-Protocol-Version"] = self.version
-            if self.session_id is not None:
+            if "legacy-no-version-header" not in flaws:
+                headers["MCP-Protocol-Version"] = self.version
+            if self.session_id is not None and "no-session-id" not in flaws:
                 headers["Mcp-Session-Id"] = self.session_id
         return headers
 
@@ -221,7 +266,7 @@ class Connection:
         try:
             conn.request("POST", path, body=json.dumps(message).encode(), headers=self._headers(message))
             response = conn.getresponse()
-            if message["method"] == "initialize" and response.getheader("Mcp-Session-Id"):
+            if message.get("method") == "initialize" and response.getheader("Mcp-Session-Id"):
                 self.session_id = response.getheader("Mcp-Session-Id")
             if want is None:
                 response.read()
@@ -239,6 +284,11 @@ class Connection:
             detail = f"HTTP {response.status} from {self.url} carried no JSON-RPC response to id {want}"
             raise WireError(detail, response.status)
         return answer
+
+
+def wrong_method(method: str) -> str:
+    """The `wrong-method-header` flaw's Mcp-Method: another real method than the body's."""
+    return "tools/list" if method != "tools/list" else "ping"
 
 
 def _lines(response: http.client.HTTPResponse, deadline: float) -> Iterator[bytes]:
