@@ -44,7 +44,7 @@ def test_the_readmes_server_examples_run_exactly_as_written(tmp_path):
         _local(shlex.split(bundled), tmp_path), capture_output=True, text=True, timeout=BOUND, cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
-    assert "24 results: 11 PASS, 0 FAIL, 0 WARN, 13 SKIP, 0 ERROR"  # 7 checks and 17 session rules in done.stdout
+    assert "34 results: 15 PASS, 0 FAIL, 0 WARN, 19 SKIP, 0 ERROR"  # 7 checks and 27 session rules in done.stdout
     assert server_line.endswith(" &")
     with start_server(_local(shlex.split(server_line[:-2]), tmp_path)) as server:
         assert server.url == "http://127.0.0.1:47931/mcp" and server.url in check_line
@@ -53,7 +53,7 @@ def test_the_readmes_server_examples_run_exactly_as_written(tmp_path):
         )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["summary"]["PASS"] == 11 and report["scenarios"] == ["elicitation-sep1036-url-mode", "session"]
+    assert report["summary"]["PASS"] == 15 and report["scenarios"] == ["elicitation-sep1036-url-mode", "session"]
     assert (tmp_path / "py-sdk-server.sqlite").is_file()
 
 
