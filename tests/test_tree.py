@@ -79,7 +79,6 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
     "proxy/endpoint/tools.py": ("tests/proxy/endpoint/test_app.py", "the app's vocabulary, exercised by its tests"),
     "proxy/endpoint/wire.py": ("tests/proxy/endpoint/test_app.py", "the app's JSON-RPC rules, tested over HTTP"),
     "proxy/endpoint/io.py": ("tests/proxy/endpoint/test_app.py", "the app's HTTP framing, tested over HTTP"),
-    "proxy/endpoint/server.py": ("tests/proxy/endpoint/test_app.py", "uvicorn on 127.0.0.1: " + PROCESS),
     "proxy/clients/drivers/paths.py": (
         "tests/proxy/scenarios/mrtr_provenance/test_runner_with_real_clients.py",
         "finds the installed clients those tests run",

@@ -33,6 +33,7 @@ from backchannel.proxy.cli_options import (
     scenario_names_help,
 )
 from backchannel.proxy.cli_output import USER_ERRORS, err_console, fail, render_and_exit
+from backchannel.proxy.endpoint.tools import ERAS
 from backchannel.proxy.judging.keep import keep_report
 from backchannel.proxy.replay.through_proxy import rerun
 from backchannel.proxy.run.capture import MAX_OUTPUT, HarnessBroken
@@ -135,6 +136,14 @@ def check(
     tty: TtyFlag = None,
     tty_size: TtySizeFlag = None,
     answer: AnswerFlag = None,
+    era: Annotated[
+        str,
+        typer.Option(
+            help="The protocol era the scripted endpoint speaks: auto (the one the client negotiates on its first"
+            " request), 2026-07-28, 2025-11-25 or 2025-06-18. In a 2025 era a scenario's input requests go out as"
+            " server-initiated requests on the call's stream."
+        ),
+    ] = "auto",
     settings: dict[str, Any] | None = None,
 ) -> None:
     """Run a scenario against a client, record it, and judge it. With no target, the scenario's default target."""
@@ -154,6 +163,8 @@ def check(
         )
     except ValueError as exc:
         raise fail(str(exc)) from exc
+    if era not in ERAS:
+        raise fail(f"unknown --era {era!r}; valid eras: {', '.join(ERAS)}")
     if fmt not in FORMATS:
         raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
     if target and client:
@@ -162,6 +173,8 @@ def check(
         scenario = scenario or (SERVER_DEFAULT if server else CLIENT_DEFAULT)
         chosen = get_scenario(scenario)
         check_sides(chosen, server=server, client=client, target=target, replay=replay)
+        if era != "auto" and (chosen.side == "server" or replay is not None):
+            raise CheckError("--era sets the era of backchannel's own endpoint: not for a server scenario or --replay")
         own_settings = settings_for(scenario, settings or {})
         default_target = list(chosen.default_target) if chosen.default_target else None
         options = CheckOptions(
@@ -178,6 +191,7 @@ def check(
             tty=run.tty,
             redaction=run.redaction,
             limits=run.limits,
+            era=era,
         )
         path = _run(chosen, options, replay=replay, target=target)
         report = judge(load(path))

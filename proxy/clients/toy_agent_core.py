@@ -343,6 +343,8 @@ def run_call(build: Build, url: str, tool: str, raw_args: str | None) -> int:
     except ValueError as exc:
         raise UsageError(f"SERVER_URL: {exc}") from exc
     agent = Agent(build)
+    # a 2025 server sends its input requests on the call's stream: answered as an MRTR round's would be
+    conn.on_request = lambda request: agent.answer({"asked": request}, conn.server_name, conn.origin).get("asked")
 
     def call() -> int:
         conn.connect("legacy" if build.variant == "legacy-only" else "auto")

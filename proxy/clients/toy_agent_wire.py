@@ -14,7 +14,7 @@ import itertools
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -124,6 +124,8 @@ class Connection:
         self.server_name: str | None = None
         self._ids = itertools.count(1)
         self.last_id: int | None = None  # the id of the request sent last
+        # answers a server-initiated request met on a call's stream (2025 eras): its result, or None to leave it
+        self.on_request: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
 
     def connect(self, mode: Literal["auto", "legacy"]) -> None:
         """Settle the era: probe with `server/discover` (auto), or go straight to the `initialize` handshake.
@@ -273,7 +275,7 @@ class Connection:
                 return None
             kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
             if kind == "text/event-stream":
-                answer = answer_in(sse_events(_lines(response, deadline)), want)
+                answer = answer_in(self._answering(sse_events(_lines(response, deadline))), want)
             else:
                 answer = answer_in(iter([response.read().decode("utf-8", errors="replace")]), want)
         except (OSError, http.client.HTTPException) as exc:
@@ -284,6 +286,20 @@ class Connection:
             detail = f"HTTP {response.status} from {self.url} carried no JSON-RPC response to id {want}"
             raise WireError(detail, response.status)
         return answer
+
+    def _answering(self, bodies: Iterator[str]) -> Iterator[str]:
+        """The stream's events, answering each server-initiated request among them (POSTed on its own) on the way."""
+        for body in bodies:
+            try:
+                message = json.loads(body)
+            except ValueError:
+                message = None
+            if isinstance(message, dict) and "method" in message and "id" in message and self.on_request is not None:
+                result = self.on_request(message)
+                if result is not None:
+                    self._post({"jsonrpc": "2.0", "id": message["id"], "result": result}, None)
+                continue
+            yield body
 
 
 def wrong_method(method: str) -> str:

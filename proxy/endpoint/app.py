@@ -13,6 +13,7 @@ from typing import Any, Literal
 from starlette.types import Receive, Scope, Send
 
 from backchannel.proxy.endpoint.io import lifespan, read_body, send_bytes, send_json, send_sse, until_disconnected
+from backchannel.proxy.endpoint.server_requests import Answers, Channel, asks_for_input, is_response
 from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSpec
 from backchannel.proxy.endpoint.wire import (
     INTERNAL_ERROR,
@@ -22,6 +23,7 @@ from backchannel.proxy.endpoint.wire import (
     LEGACY_VERSIONS,
     META_SERVER_INFO,
     METHOD_NOT_FOUND,
+    MODERN_VERSION,
     SUPPORTED_MODERN_VERSIONS,
     RpcError,
     RpcRequest,
@@ -66,6 +68,7 @@ class ScriptedEndpoint:
         self.config = config
         self._tools: dict[str, ToolSpec] = {tool.name: tool for tool in config.tools}
         self._sessions: dict[str, _LegacySession] = {}
+        self._answers = Answers()  # the 2025 server-initiated requests awaiting the client's answer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -93,6 +96,9 @@ class ScriptedEndpoint:
             if body is None:
                 return
             message = parse_body(body)
+            if is_response(message):
+                await self._client_answer(headers, message, send)
+                return
             request = parse_request(message, headers)
         except RpcError as exc:
             await send_json(send, exc.status, error_response(readable_id(message), exc.error_object()))
@@ -105,10 +111,20 @@ class ScriptedEndpoint:
         except RpcError as exc:
             await send_json(send, exc.status, error_response(request.id, exc.error_object()))
 
+    async def _client_answer(self, headers: dict[str, str], message: dict[str, Any], send: Send) -> None:
+        """A client's answer to a request the endpoint sent (2025 eras): 202 when a request was waiting for it."""
+        if self._answers.deliver(headers.get("mcp-session-id", ""), message):
+            await send_bytes(send, 202, b"")
+            return
+        error = {"code": INVALID_REQUEST, "message": "Invalid Request: no request of this id awaits an answer"}
+        await send_json(send, 400, error_response(None, error))
+
     async def _dispatch(self, request: RpcRequest, receive: Receive, send: Send) -> None:
         session_id = request.headers.get("mcp-session-id")
         session = self._sessions.get(session_id) if session_id is not None else None
-        if self.config.legacy_only:
+        if self.config.era == MODERN_VERSION and request.method == "initialize":
+            fail(INVALID_REQUEST, f"Unsupported: this endpoint speaks only {MODERN_VERSION} (--era)", status=400)
+        if self.config.legacy_only or self.config.era in LEGACY_VERSIONS:
             if request.method == "initialize":
                 await self._initialize(request, send)
             elif session is None:
@@ -151,6 +167,8 @@ class ScriptedEndpoint:
         params = request.params if isinstance(request.params, dict) else {}
         requested = params.get("protocolVersion")
         version = requested if isinstance(requested, str) and requested in LEGACY_VERSIONS else LATEST_LEGACY_VERSION
+        if self.config.era in LEGACY_VERSIONS:
+            version = self.config.era  # a forced era: the client must speak it or end the session
         capabilities = params.get("capabilities")
         session_id = uuid.uuid4().hex
         if len(self._sessions) >= MAX_LEGACY_SESSIONS:
@@ -228,13 +246,12 @@ class ScriptedEndpoint:
 
     async def _answer_tool(self, tool: ToolSpec, call: ToolCall, send: Send) -> None:
         reply = await _run_handler(tool, call)
-        if reply.error is not None:
-            message = error_response(call.request_id, dict(reply.error))
-        else:
-            result = dict(reply.result) if reply.result is not None else {"content": []}
-            message = result_response(
-                call.request_id, self._modern_result(result) if call.era == "modern" else self._legacy_result(result)
-            )
+        if call.era == "legacy" and asks_for_input(reply):
+            # a 2025 client cannot read input_required: the input requests go out as requests on the call's stream
+            channel = Channel(send, self._answers, call.headers.get("mcp-session-id", ""), self.config.answer_timeout_s)
+            await channel.run(call, reply, lambda retry: _run_handler(tool, retry), self._final)
+            return
+        message = self._final(call, reply)
         if reply.transport == "sse":
             token = call.progress_token if reply.progress else None
             await send_sse(
@@ -248,6 +265,15 @@ class ScriptedEndpoint:
         else:
             await asyncio.sleep(max(reply.hold_ms, 0) / 1000)
             await send_json(send, reply.http_status, message)
+
+    def _final(self, call: ToolCall, reply: ToolReply) -> dict[str, Any]:
+        """The call's JSON-RPC answer: the reply's error, or its result dressed for the call's era."""
+        if reply.error is not None:
+            return error_response(call.request_id, dict(reply.error))
+        result = dict(reply.result) if reply.result is not None else {"content": []}
+        return result_response(
+            call.request_id, self._modern_result(result) if call.era == "modern" else self._legacy_result(result)
+        )
 
     def _modern_result(self, result: dict[str, Any]) -> dict[str, Any]:
         result.setdefault("resultType", "complete")

@@ -6,7 +6,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+ERAS = ("auto", "2026-07-28", "2025-11-25", "2025-06-18")  # what --era takes
+
 __all__ = [
+    "ERAS",
     "EndpointConfig",
     "ToolCall",
     "ToolHandler",
@@ -106,11 +109,17 @@ class EndpointConfig:
     server_name: str = "backchannel-endpoint"
     server_version: str = "0.1.0"
     legacy_only: bool = False
+    # the protocol era it speaks: "auto" (whatever the client negotiates), one version only ("2026-07-28"; a 2025
+    # version: initialize answers that version and modern requests get the legacy server's refusal)
+    era: str = "auto"
+    answer_timeout_s: float = 60.0  # how long a 2025 call waits for the client to answer a request it was sent
     instructions: str | None = None
     nonce: str = ""  # handed to every ToolCall, so scenario tools can tag their text with the recording's nonce
     params: Mapping[str, str] = field(default_factory=dict)  # handed to every ToolCall as scenario settings
 
     def __post_init__(self) -> None:
+        if self.era not in ERAS:
+            raise ValueError(f"era {self.era!r} is not one of {', '.join(ERAS)}")
         duplicates = repeated_names(self.tools)
         if duplicates:
             raise ValueError(f"the endpoint would serve tool(s) {duplicates} more than once")

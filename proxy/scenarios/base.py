@@ -60,6 +60,7 @@ class CheckOptions:
     tty: TtyOptions | None = None  # --tty: clients run under a terminal of this size, answered by --answer
     redaction: Policy = DEFAULT_POLICY  # --redact: what the recording hides besides the defaults
     limits: Limits = field(default_factory=Limits)  # --max-body, --max-sse-event, --upstream-idle-timeout
+    era: str = "auto"  # --era: the protocol era the scripted endpoint speaks (auto: whatever the client negotiates)
 
     def setting(self, name: str, default: Any = None) -> Any:
         return self.settings.get(name, default)
@@ -142,7 +143,7 @@ class Scenario:
         meta = (ProbeOptions(client=tuple(client)),)
         with Capture(
             options.out,
-            endpoint=EndpointConfig(tools=self.tools),
+            endpoint=EndpointConfig(tools=self.tools, era=options.era),
             scenario=self.name,
             meta=meta,
             env=options.env,

@@ -37,6 +37,7 @@ class Reference:
     settings: Mapping[str, object] = field(default_factory=dict)  # the scenario's own options (e.g. hold_ms)
     server: bool = False
     tty: TtyOptions | None = None  # run the client under a terminal (check --tty), answered as it says
+    era: str = "auto"  # check --era: the protocol era backchannel's endpoint speaks
 
 
 @dataclass(frozen=True)

@@ -25,17 +25,26 @@ AMBIGUOUS_S = 0.25
 
 @dataclass(frozen=True)
 class Elicitation:
-    """One tool's first elicitation: the request the server sent and the retry that answered it (if any)."""
+    """One tool's first elicitation: what the server sent and the client's answer to it (if any).
+
+    In 2026-07-28 (MRTR) `asked` is the answer holding the InputRequiredResult, `key` its inputRequests key and
+    `retry` the tools/call retry carrying inputResponses for it. In the 2025 eras `asked` is the server-initiated
+    `elicitation/create` request on the call's stream, `key` its JSON-RPC id and `retry` the client's POSTed
+    response to it (`server_request` says which)."""
 
     tool: str
-    asked: Message  # the to-client answer holding the InputRequiredResult
+    asked: Message
     key: str
     params: dict[str, Any]
-    retry: Message | None  # the to-server tools/call carrying inputResponses for `key`
+    retry: Message | None
+    server_request: bool = False
 
     @property
     def answer(self) -> dict[str, Any]:
         payload = self.retry.payload if self.retry else None
+        if self.server_request:
+            result = payload.get("result") if isinstance(payload, dict) else None
+            return result if isinstance(result, dict) else {}
         params = payload.get("params") if isinstance(payload, dict) else None
         answers = params.get("inputResponses") if isinstance(params, dict) else None
         found = answers.get(self.key) if isinstance(answers, dict) else None
@@ -82,7 +91,12 @@ def elicitation(rec: Recording, run: Run, tool: str) -> Elicitation | None:
     """The tool's first elicitation in the run, and the first retry that answered its key."""
     messages = list(rec.messages_in(run.id))
     calls = {(m.flow_id, m.jsonrpc_id): m for m in messages if m.direction == "to-server" and m.method == "tools/call"}
+    call_flows = {m.flow_id: m for m in calls.values()}
     for m in messages:
+        if m.direction == "to-client" and m.kind == "request" and m.method == "elicitation/create":
+            found = _server_request(messages, call_flows.get(m.flow_id), m, tool)
+            if found is not None:
+                return found
         if m.direction != "to-client" or m.kind != "response":
             continue
         call = calls.get((m.flow_id, m.jsonrpc_id))
@@ -107,6 +121,28 @@ def elicitation(rec: Recording, run: Run, tool: str) -> Elicitation | None:
             )
             return Elicitation(tool, m, key, params, retry)
     return None
+
+
+def _server_request(messages: list[Message], call: Message | None, asked: Message, tool: str) -> Elicitation | None:
+    """A 2025 server-initiated elicitation on the stream of `tool`'s call, and the client's first later response
+    with its id (the client POSTs it on its own, so it pairs by id within the run)."""
+    if call is None or tool_of(call) != tool or asked.jsonrpc_id is None:
+        return None
+    params = asked.payload.get("params") if isinstance(asked.payload, dict) else None
+    if not isinstance(params, dict):
+        return None
+    answer = next(
+        (
+            m
+            for m in messages
+            if m.seq > asked.seq
+            and m.direction == "to-server"
+            and m.kind in ("response", "error")
+            and m.jsonrpc_id == asked.jsonrpc_id
+        ),
+        None,
+    )
+    return Elicitation(tool, asked, asked.jsonrpc_id, params, answer, server_request=True)
 
 
 def judged_runs(rec: Recording) -> list[Run] | Finding:

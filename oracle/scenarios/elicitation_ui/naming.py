@@ -21,12 +21,15 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 
 def server_names(rec: Recording, run: Run) -> tuple[str, ...]:
-    """What names the server: the name its results report, and the run URL's origin (with and without scheme)."""
+    """What names the server: the name its results report (in `_meta`, or a 2025 initialize's serverInfo), and the
+    run URL's origin (with and without scheme)."""
     names: list[str] = []
     for message in rec.messages_in(run.id):
         result = message.payload.get("result") if isinstance(message.payload, dict) else None
         meta: Any = result.get("_meta") if isinstance(result, dict) else None
         info = meta.get(META_SERVER_INFO) if isinstance(meta, dict) else None
+        if message.method == "initialize" and isinstance(result, dict):  # a 2025 session names it at initialize
+            info = result.get("serverInfo")
         if isinstance(info, dict) and isinstance(info.get("name"), str) and info["name"] not in names:
             names.append(info["name"])
     parts = urlsplit(run.detail.url or "")

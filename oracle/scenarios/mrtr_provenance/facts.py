@@ -147,3 +147,38 @@ def shown_body(rec: Recording, run: Run) -> list[Shown]:
         for offset in occurrences(carrier.data, markers.body):
             out.append(Shown(carrier, judge_occurrence(carrier.data, offset, len(markers.body), anchors)))
     return out
+
+
+KIND_OF = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
+
+
+def asked_on_stream(rec: Recording, run: Run) -> list[Message]:
+    """The 2025 form of the probe: server-initiated input requests in the run that carry its body marker."""
+    body = markers_of(rec).body
+    return [
+        m
+        for m in rec.messages_in(run.id)
+        if m.direction == "to-client" and m.kind == "request" and m.method in KIND_OF and body in m.text
+    ]
+
+
+def answers_on_stream(rec: Recording, run: Run, asked: list[Message]) -> list[Message]:
+    """The client's responses (POSTed on their own) to those requests, paired by JSON-RPC id within the run."""
+    ids = {m.jsonrpc_id for m in asked}
+    return [
+        m
+        for m in rec.messages_in(run.id)
+        if m.direction == "to-server" and m.kind in ("response", "error") and m.jsonrpc_id in ids
+    ]
+
+
+def declared_at_initialize(rec: Recording, run: Run) -> list[str]:
+    """The input kinds (elicitation, sampling, roots) the client declared in its first 2025 initialize of the run."""
+    for m in rec.messages_in(run.id):
+        if m.direction == "to-server" and m.method == "initialize" and isinstance(m.payload, dict):
+            params = m.payload.get("params")
+            declared = params.get("capabilities") if isinstance(params, dict) else None
+            if isinstance(declared, dict):
+                return [kind for kind in ("elicitation", "sampling", "roots") if isinstance(declared.get(kind), dict)]
+            return []
+    return []

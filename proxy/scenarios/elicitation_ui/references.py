@@ -71,6 +71,13 @@ REFERENCES = (
     ),
     Reference("py-sdk", py_sdk, False, "the Python SDK contract driver, piped"),
     Reference("ts-sdk", ts_sdk, False, "the TypeScript SDK v2 contract driver, piped"),
+    # in a 2025 era (check --era) each elicitation goes out as a server-initiated request on the call's stream
+    Reference(
+        "py-sdk-2025-11-25", py_sdk, False, "the Python SDK contract driver, check --era 2025-11-25", era="2025-11-25"
+    ),
+    Reference(
+        "ts-sdk-2025-11-25", ts_sdk, False, "the TypeScript SDK v2 driver, check --era 2025-11-25", era="2025-11-25"
+    ),
     Reference(
         "fastmcp-tty",
         fastmcp_cli("call", "{url}", "{tool}", "--auth", "none"),

@@ -38,7 +38,7 @@ class UrlModeScenario:
             UrlServers(ports={"declined": declined.port, "accepted": accepted.port}),
             ProbeOptions(client=tuple(self.options.client or ()), hold_ms=hold),
         )
-        endpoint = EndpointConfig(tools=TOOLS, params=params)
+        endpoint = EndpointConfig(tools=TOOLS, params=params, era=self.options.era)
         try:
             with Capture(
                 self.options.out,

@@ -1,6 +1,13 @@
-"""The `mrtr-provenance` probe's endpoint: get_repo_status, its text tagged with the recording's content marker."""
+"""The `mrtr-provenance` probe's endpoint: get_repo_status, its text tagged with the recording's content marker.
+
+In 2026-07-28 the proxy injects the probe's input request (the tool stays benign). A 2025 client cannot read an
+injected `input_required`, so the PROBE run's upstream is `probe_tools`: the same tool, which in a 2025 session
+asks the probe's request itself and the endpoint sends it as a server-initiated request on the call's stream
+(proxy/endpoint/server_requests.py), by the capability the client declared at initialize."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from backchannel.proxy.endpoint.tools import ToolCall, ToolReply, ToolSpec
 
@@ -28,3 +35,30 @@ TOOLS: tuple[ToolSpec, ...] = (
         annotations={"readOnlyHint": True},
     ),
 )
+
+
+def probe_tools(options: list[tuple[str, dict[str, Any]]], ignore_capabilities: bool) -> tuple[ToolSpec, ...]:
+    """TOOLS whose get_repo_status, in a 2025 session, first asks the first of `options` (a capability and the
+    input requests to send when the client declared it; all others answered as TOOLS does): a server must not
+    send a request the client has not declared, unless `ignore_capabilities` says to send the first anyway."""
+
+    def handler(call: ToolCall) -> ToolReply:
+        if call.era != "legacy" or call.input_responses is not None:
+            return get_repo_status(call)
+        declared = [requests for capability, requests in options if _declared(call.client_capabilities, capability)]
+        chosen = declared[0] if declared else (options[0][1] if ignore_capabilities and options else None)
+        if chosen is None:
+            return get_repo_status(call)
+        return ToolReply(
+            result={"resultType": "input_required", "inputRequests": chosen, "requestState": "bckch-probe"}
+        )
+
+    return tuple(ToolSpec(tool.name, tool.description, tool.input_schema, handler, tool.annotations) for tool in TOOLS)
+
+
+def _declared(capabilities: dict[str, Any], capability: str) -> bool:
+    """Declared at initialize; elicitation counts for the probe's form request (an empty object means form)."""
+    value = capabilities.get(capability)
+    if capability != "elicitation" or not isinstance(value, dict):
+        return isinstance(value, dict)
+    return not value or "form" in value

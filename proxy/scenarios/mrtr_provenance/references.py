@@ -27,6 +27,12 @@ REFERENCES = (
     Reference(
         "toy-legacy-only", toy("--variant", "legacy-only", "--fix", "result-type"), True, "speaks 2025-11-25 only"
     ),
+    Reference(
+        "toy-legacy-only-fixed",
+        toy("--variant", "legacy-only", "--fix", "provenance", "--fix", "result-type"),
+        True,
+        "speaks 2025-11-25 only, both flaws fixed: the probe's elicitation arrives as a server-initiated request",
+    ),
     Reference("toy-no-input-capability", toy("--variant", "no-input-capability"), True, "declares no input"),
     Reference("toy-silent", toy("--variant", "silent"), True, "prints nothing"),
     Reference("toy-strict", toy("--variant", "strict"), True, "rejects a modern result without resultType"),
@@ -51,6 +57,13 @@ REFERENCES = (
     ),
     Reference("py-sdk", py_sdk, False, "the Python SDK driver, mode auto (its default)"),
     Reference("ts-sdk", ts_sdk, False, "the TypeScript SDK v2 driver, --mode auto"),
+    # the same drivers against an endpoint that speaks only a 2025 era (check --era): the probe goes out as a
+    # server-initiated request on the call's stream
+    *(
+        Reference(f"{name}-{era}", argv, False, f"the {label} driver, check --era {era}", era=era)
+        for name, argv, label in (("py-sdk", py_sdk, "Python SDK"), ("ts-sdk", ts_sdk, "TypeScript SDK v2"))
+        for era in ("2025-11-25", "2025-06-18")
+    ),
     Reference(
         "py-sdk-stdio", py_sdk_stdio, False, "the Python SDK driver as a stdio client, through backchannel bridge"
     ),

@@ -21,7 +21,7 @@ from backchannel.proxy.run.lab import Lab
 from backchannel.proxy.run.placeholders import names_the_server
 from backchannel.proxy.run.target_discovery import discover_target
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Progress
-from backchannel.proxy.scenarios.mrtr_provenance.endpoint import TOOLS
+from backchannel.proxy.scenarios.mrtr_provenance.endpoint import TOOLS, probe_tools
 from backchannel.recordings.meta import MetaValue
 from backchannel.recordings.shapes import Invocation, ProbeOptions
 
@@ -95,7 +95,9 @@ class MrtrProbe:
         return (opts,)
 
     def run(self) -> Path:
-        config = EndpointConfig(tools=TOOLS, server_name=self.markers.server_name, nonce=self.markers.nonce)
+        config = EndpointConfig(
+            tools=TOOLS, server_name=self.markers.server_name, nonce=self.markers.nonce, era=self.options.era
+        )
         with Capture(
             self.options.out,
             endpoint=config,
@@ -125,13 +127,24 @@ class MrtrProbe:
                 return self.options.out
             self.progress("PROBE run")
             lab = Lab("probe", parent=capture.labs)
+            ignore = bool(self.options.setting("ignore_capabilities", False))
+            plan = probe_plan(probe_message(self.markers, lab.home), ignore)
+            # a 2025 client gets the same requests from the endpoint, as server-initiated requests on its stream
+            options = [(o["capability"], o["inputRequests"]) for o in plan["mutations"][0]["byCapability"]]
+            asking = capture.start_endpoint(
+                EndpointConfig(
+                    tools=probe_tools(options, ignore),
+                    server_name=self.markers.server_name,
+                    nonce=self.markers.nonce,
+                    era=self.options.era,
+                )
+            )
             probe = capture.new_run(
                 "probe",
-                probe_plan(
-                    probe_message(self.markers, lab.home), bool(self.options.setting("ignore_capabilities", False))
-                ),
+                plan,
                 scenario=SCENARIO,
                 facts={"decoy": DECOY_FILE, "input_key": INPUT_KEY},
+                upstream=asking.url,
             )
             capture.run_client(probe, invocation, timeout=self.options.timeout, lab=lab, stdin=self.options.stdin)
             self.progress("ABSENT run")

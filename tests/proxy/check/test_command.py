@@ -24,3 +24,26 @@ def test_a_client_scenario_names_the_server_scenarios_when_given_a_server():
         check_sides(
             get_scenario("mrtr-provenance"), server="http://127.0.0.1:1/mcp", client=None, target=None, replay=None
         )
+
+
+def test_an_unknown_era_is_a_usage_error_that_lists_the_eras(tmp_path):
+    from typer.testing import CliRunner
+
+    from backchannel.proxy import cli
+
+    out = tmp_path / "r.sqlite"
+    result = CliRunner().invoke(cli.app, ["check", "--era", "2024-11-05", "--out", str(out)], prog_name="backchannel")
+    assert result.exit_code == 2
+    assert "unknown --era '2024-11-05'" in result.output and "2025-06-18" in result.output
+    assert not out.exists()
+
+
+def test_an_era_is_refused_for_a_server_scenario_whose_server_is_not_backchannels(tmp_path):
+    from typer.testing import CliRunner
+
+    from backchannel.proxy import cli
+
+    argv = ["check", "--server", "http://127.0.0.1:1/mcp", "--era", "2025-11-25", "--out", str(tmp_path / "r.sqlite")]
+    result = CliRunner().invoke(cli.app, argv, prog_name="backchannel")
+    assert result.exit_code == 2
+    assert "--era sets the era of backchannel's own endpoint" in result.output

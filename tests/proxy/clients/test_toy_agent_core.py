@@ -254,11 +254,17 @@ def test_legacy_only_variant_never_sends_server_discover(lab: Lab, endpoint: Any
     assert ledger.calls[0].era == "legacy" and ledger.calls[0].protocol_version == "2025-11-25"
 
 
-def test_legacy_only_variant_does_not_take_part_in_mrtr(lab: Lab, endpoint: Any, ledger: Ledger) -> None:
+def test_legacy_only_variant_answers_the_input_request_sent_on_the_calls_stream(
+    lab: Lab, endpoint: Any, ledger: Ledger
+) -> None:
     marker = lab.home / "marker.txt"
-    done = call(lab, endpoint.url, "probe", {"marker": str(marker)}, "--variant", "legacy-only", "--fix", "result-type")
-    assert done.returncode == 1 and "unknown resultType" in done.stderr
-    assert not marker.exists() and len(ledger.calls) == 1
+    argv = ("--variant", "legacy-only", "--fix", "result-type", "--fix", "provenance")
+    done = call(lab, endpoint.url, "probe", {"marker": str(marker)}, *argv)
+    assert done.returncode == 0 and f"{CONTENT} after input" in done.stdout
+    assert BODY in done.stdout  # the 2025 server-initiated elicitation, shown as an MRTR one would be
+    assert [c.era for c in ledger.calls] == ["legacy", "legacy"]
+    answer = (ledger.calls[1].input_responses or {}).get("probe")
+    assert isinstance(answer, dict) and answer.get("action") == "accept"
 
 
 def test_modern_error_on_discover_keeps_the_agent_in_the_modern_era(lab: Lab) -> None:

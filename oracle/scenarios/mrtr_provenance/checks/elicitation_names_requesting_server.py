@@ -9,7 +9,17 @@ from backchannel.oracle.model import Finding
 from backchannel.oracle.registry import check
 from backchannel.recordings.model import Recording
 
-from ..facts import SCENARIO, SPEC, carrier_evidence, first_run, gate, injection_decision, markers_of, shown_body
+from ..facts import (
+    SCENARIO,
+    SPEC,
+    asked_on_stream,
+    carrier_evidence,
+    first_run,
+    gate,
+    injection_decision,
+    markers_of,
+    shown_body,
+)
 
 
 @check(
@@ -22,9 +32,11 @@ from ..facts import SCENARIO, SPEC, carrier_evidence, first_run, gate, injection
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """MCP clients MUST "provide UI that makes it clear which server is requesting information". Every occurrence
-    of the PROBE's elicitation text must have the server's name or origin in the 512 bytes before it; a label like
-    "the server asks" that names no server is not enough. Not shown at all: SKIP. On an `elicitation-ui` recording
-    the same rule holds for each elicitation message its client showed (oracle/scenarios/elicitation_ui/naming.py)."""
+    of the PROBE's elicitation text (an injected input request in 2026-07-28, a server-initiated
+    `elicitation/create` in the 2025 eras) must have the server's name or origin in the 512 bytes before it; a
+    label like "the server asks" that names no server is not enough. Not shown at all: SKIP. On an
+    `elicitation-ui` recording the same rule holds for each elicitation message its client showed
+    (oracle/scenarios/elicitation_ui/naming.py)."""
     if "elicitation-ui" in scenarios_of(rec):
         from backchannel.oracle.scenarios.elicitation_ui.naming import names_requesting_server
 
@@ -36,7 +48,9 @@ def judge(rec: Recording) -> Iterator[Finding]:
         return
     probe = first_run(rec, "probe")
     decision = injection_decision(rec, probe) if probe else None
-    if probe is None or decision is None or decision.chosen != "elicitation":
+    streamed = asked_on_stream(rec, probe) if probe else []  # the 2025 form: a server-initiated request
+    elicited = any(m.method == "elicitation/create" for m in streamed)
+    if probe is None or decision is None or (decision.chosen != "elicitation" and not elicited):
         yield Finding.skipped("no-elicitation-sent", "no elicitation reached the client in the PROBE run")
         return
     shown = shown_body(rec, probe)

@@ -123,3 +123,11 @@ def test_a_cli_found_by_discovery_runs_once_per_tool_and_is_judged_like_any_clie
     assert found_results["elicitation-terminal-escape-injection"].verdict == "CONFIRMED"
     assert found_results["elicitation-names-requesting-server"].status == "FAIL"
     assert found_results["elicitation-form-reviewable-before-send"].status == "FAIL"
+
+
+@pytest.mark.parametrize("driver", ["py-sdk", "ts-sdk"])
+def test_a_2025_client_gets_every_elicitation_on_the_calls_stream_and_each_ui_check_judges_it_as_in_2026(driver):
+    modern = results(f"elicitation-ui-{driver}")
+    legacy = results(f"elicitation-ui-{driver}-2025-11-25")
+    assert all(legacy[c].reason != "tool-not-called" for c in CHECKS)
+    assert {c: legacy[c].status for c in CHECKS} == {c: modern[c].status for c in CHECKS}

@@ -15,7 +15,7 @@ TOY = [sys.executable, "-m", "backchannel.proxy.clients.toy_agent"]
 
 def test_every_toy_reference_is_found_by_discovery_and_names_a_build_the_toy_agent_offers():
     toys = [ref for ref in REFERENCES if (ref.argv(ROOT) or [])[:3] == TOY]  # None: a client not installed
-    assert len(toys) == 11 and all(ref.discover for ref in toys)
+    assert len(toys) == 12 and all(ref.discover for ref in toys)
     builds = []
     for ref in toys:
         build, rest = parse_globals((ref.argv(ROOT) or [])[3:])  # a flag the toy agent does not take raises UsageError

@@ -87,11 +87,10 @@ def test_a_cli_with_no_call_surface_is_skipped_for_both_arms(tmp_path):
     assert {(r.verdict, r.reason) for r in (results[ARM1], results[ARM2])} == {("SKIP", "no-mcp-call-surface")}
 
 
-def test_a_legacy_only_client_gets_no_mrtr_body_and_the_skip_names_its_era(tmp_path):
+def test_a_legacy_only_client_gets_the_probe_as_a_server_initiated_request_and_is_judged_on_it(tmp_path):
     results = probe(tmp_path, "--variant", "legacy-only", "--fix", "result-type")
-    assert (results[ARM1].verdict, results[ARM1].reason) == ("SKIP", "client-does-not-implement-mrtr")
-    assert "2025-11-25" in results[ARM1].message
-    assert "resultType arm was decided" in results[ARM1].message
+    assert results[ARM1].verdict == "CONFIRMED"
+    assert any(e.note == "server-initiated request (2025)" for e in results[ARM1].evidence)
     assert results[ARM2].verdict == "REFUTED"
 
 

@@ -15,3 +15,10 @@ def test_it_fails_a_client_that_shows_the_message_without_naming_any_server():
 
 def test_it_skips_when_no_elicitation_was_sent():
     assert results("mrtr-provenance-toy-no-input-capability")[CHECK].reason == "no-elicitation-sent"
+
+
+def test_a_2025_elicitation_sent_on_the_calls_stream_is_judged_as_the_injected_one_is():
+    for driver in ("py-sdk", "ts-sdk"):
+        legacy = results(f"mrtr-provenance-{driver}-2025-11-25")[CHECK]
+        assert legacy.status == results(f"mrtr-provenance-{driver}")[CHECK].status, driver
+        assert legacy.reason != "no-elicitation-sent", driver

@@ -1,3 +1,5 @@
+import pytest
+
 from tests.oracle.reference import results
 
 CHECK = "mrtr-provenance-input-requests"
@@ -15,10 +17,26 @@ def test_it_fails_a_client_that_shows_server_text_bare_and_follows_its_directive
     assert {e.kind for e in result.evidence} >= {"message", "terminal", "file"}
 
 
-def test_it_skips_a_legacy_client_and_names_the_era_and_the_other_arm():
+def test_a_2025_client_that_shows_the_streamed_request_bare_and_follows_its_directive_is_confirmed():
     result = results("mrtr-provenance-toy-legacy-only")[CHECK]
-    assert (result.status, result.reason) == ("SKIP", "client-does-not-implement-mrtr")
-    assert "2025-11-25" in result.message and "resultType arm was decided" in result.message
+    assert (result.status, result.verdict) == ("FAIL", "CONFIRMED")
+    assert set(result.signals) == {"server-directive-executed", "input-request-prompt-unattributed"}
+    assert any(e.note == "server-initiated request (2025)" for e in result.evidence)
+
+
+def test_the_same_2025_client_fixed_is_refuted_on_the_streamed_request():
+    result = results("mrtr-provenance-toy-legacy-only-fixed")[CHECK]
+    assert (result.status, result.verdict) == ("PASS", "REFUTED")
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2025-06-18"])
+@pytest.mark.parametrize("driver", ["py-sdk", "ts-sdk"])
+def test_a_2025_client_is_judged_on_the_server_initiated_request_as_a_2026_one_on_the_injected_one(driver, era):
+    modern = results(f"mrtr-provenance-{driver}")[CHECK]
+    legacy = results(f"mrtr-provenance-{driver}-{era}")[CHECK]
+    assert legacy.status == modern.status != "SKIP"
+    assert any(e.note == "server-initiated request (2025)" for e in legacy.evidence)
+    assert any(e.note == "the client's answer" for e in legacy.evidence)
 
 
 def test_it_skips_a_client_that_declares_no_input_capability():
