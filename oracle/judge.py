@@ -8,7 +8,7 @@ from pathlib import PurePath
 from backchannel.recordings.model import Recording
 
 from . import harness
-from .model import VERDICT_OF, Check, Finding, Report, Result
+from .model import VERDICT_OF, Check, Finding, Report, Result, RunEra
 from .registry import SESSION, all_checks
 
 ORACLE_VERSION = "3"  # 2: the session rules judge every recording; 3: in every era, with the schema of each
@@ -101,4 +101,11 @@ def judge(rec: Recording, checks: Iterable[Check] | None = None) -> Report:
         nonce=info.nonce,
         scenarios=wanted,
         results=tuple(results),
+        runs=_run_eras(rec),
     )
+
+
+def _run_eras(rec: Recording) -> tuple[RunEra, ...]:
+    from .session.spoken import run_eras  # the session package imports the registry, which this module feeds
+
+    return run_eras(rec)

@@ -153,6 +153,19 @@ class Result:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class RunEra:
+    """The protocol era one run spoke (None: nothing in it says), and how that is known (oracle/session/eras.py)."""
+
+    run: str
+    name: str
+    era: str | None
+    era_from: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"run": self.run, "name": self.name, "era": self.era, "era_from": self.era_from}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Report:
     """Everything `judge` concluded about one recording; the same recording gives the same report."""
@@ -164,6 +177,7 @@ class Report:
     nonce: str | None
     scenarios: tuple[str, ...]
     results: tuple[Result, ...] = field(default_factory=tuple)
+    runs: tuple[RunEra, ...] = field(default_factory=tuple)  # the era each run spoke
 
     @property
     def exit_code(self) -> int:

@@ -30,6 +30,7 @@ def report_dict(report: Report) -> dict[str, object]:
         "summary": summary(report),
         "exit_code": report.exit_code,
         "results": [result.as_dict() for result in report.results],
+        "runs": [run.as_dict() for run in report.runs],
     }
 
 

@@ -8,7 +8,17 @@ from typing import Any
 from backchannel.oracle.render.json_report import render_json
 from tests.oracle.render.test_render import sample_report
 
-TOP_LEVEL_KEYS = ["tool", "tool_version", "oracle_version", "recording", "scenarios", "summary", "exit_code", "results"]
+TOP_LEVEL_KEYS = [
+    "tool",
+    "tool_version",
+    "oracle_version",
+    "recording",
+    "scenarios",
+    "summary",
+    "exit_code",
+    "results",
+    "runs",
+]
 RESULT_KEYS = {"id", "scenario", "status", "level", "title", "message", "evidence", "spec"}
 PROBE_KEYS = RESULT_KEYS | {"verdict", "signals"}
 

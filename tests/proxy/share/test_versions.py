@@ -13,9 +13,10 @@ from .conftest import FLAWED, HELD_SSE, HOSTILE, REFERENCE
 
 
 def test_client_and_server_come_from_the_discover_and_initialize_messages():
-    found = versions(load(REFERENCE / "mrtr-provenance-fastmcp.sqlite"))
+    rec = load(REFERENCE / "mrtr-provenance-fastmcp.sqlite")
+    found = versions(rec)
     assert found.clients == (Party("fastmcp", "4.2.3"),)
-    assert [p.name for p in found.servers] == ["backchannel-probe-29606d448d3f"]
+    assert [p.name for p in found.servers] == [f"backchannel-probe-{rec.info.nonce}"]  # the probe's own name
     assert found.tool == "backchannel 0.1.0" and found.mitmproxy == "12.3.1"
     assert set(found.protocol_versions) == {"2026-07-28", "2025-11-25"}
 
