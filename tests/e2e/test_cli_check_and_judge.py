@@ -43,3 +43,19 @@ def test_usage_errors_exit_2_with_one_line(tmp_path):
 def test_the_checks_command_lists_every_check():
     listed = _cli("checks").stdout
     assert "mrtr-provenance-input-requests" in listed and "wire-schema-valid" in listed
+
+
+def test_check_era_makes_the_toy_agent_speak_2025_and_the_report_names_the_era_of_each_run(tmp_path):
+    out = tmp_path / "era.sqlite"
+    # the provenance flaw kept, the resultType one fixed (the flawed build retries any result without resultType,
+    # which in a 2025 era is every result, so its CONTROL run would show nothing)
+    toy = f"{sys.executable} -m backchannel.proxy.clients.toy_agent --fix result-type"
+    checked = _cli("check", "--target", toy, "--era", "2025-06-18", "--out", str(out), "--format", "json")
+    report = json.loads(checked.stdout)
+    eras = {run["name"]: run["era"] for run in report["runs"]}
+    assert eras["probe"] == eras["control"] == "2025-06-18"
+    provenance = next(r for r in report["results"] if r["id"] == "mrtr-provenance-input-requests")
+    # the flawed toy agent shows the streamed elicitation bare and follows its directive, as it does in 2026
+    assert provenance["verdict"] == "CONFIRMED", provenance["message"]
+    assert any(e["note"] == "server-initiated request (2025)" for e in provenance["evidence"])
+    assert _cli("judge", str(out), "--format", "json").stdout == checked.stdout
