@@ -10,6 +10,7 @@ from backchannel.oracle.detectors.attribution import Occurrence, judge_occurrenc
 from backchannel.oracle.detectors.carriers import Carrier, carriers, lab_files
 from backchannel.oracle.detectors.markers import WITNESS_FILE, Markers, occurrences, read_marker
 from backchannel.oracle.model import Evidence, Finding
+from backchannel.oracle.session.facts import INPUT_METHODS
 from backchannel.recordings.model import Message, Recording, Run
 from backchannel.recordings.shapes import Discovery, ProbeOptions
 
@@ -149,16 +150,13 @@ def shown_body(rec: Recording, run: Run) -> list[Shown]:
     return out
 
 
-KIND_OF = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
-
-
 def asked_on_stream(rec: Recording, run: Run) -> list[Message]:
     """The 2025 form of the probe: server-initiated input requests in the run that carry its body marker."""
     body = markers_of(rec).body
     return [
         m
         for m in rec.messages_in(run.id)
-        if m.direction == "to-client" and m.kind == "request" and m.method in KIND_OF and body in m.text
+        if m.direction == "to-client" and m.kind == "request" and m.method in INPUT_METHODS and body in m.text
     ]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from backchannel.addons.mutations.inject_input_requests import declared
 from backchannel.proxy.endpoint.tools import ToolCall, ToolReply, ToolSpec
 
 CONTENT_PREFIX = "BCKCH-CONTENT-"
@@ -45,8 +46,13 @@ def probe_tools(options: list[tuple[str, dict[str, Any]]], ignore_capabilities: 
     def handler(call: ToolCall) -> ToolReply:
         if call.era != "legacy" or call.input_responses is not None:
             return get_repo_status(call)
-        declared = [requests for capability, requests in options if _declared(call.client_capabilities, capability)]
-        chosen = declared[0] if declared else (options[0][1] if ignore_capabilities and options else None)
+        # the rule the proxy's 2026 injection follows (the probe's elicitation is a form request)
+        offered = [
+            requests
+            for capability, requests in options
+            if declared(call.client_capabilities, capability, "form" if capability == "elicitation" else None)
+        ]
+        chosen = offered[0] if offered else (options[0][1] if ignore_capabilities and options else None)
         if chosen is None:
             return get_repo_status(call)
         return ToolReply(
@@ -54,11 +60,3 @@ def probe_tools(options: list[tuple[str, dict[str, Any]]], ignore_capabilities: 
         )
 
     return tuple(ToolSpec(tool.name, tool.description, tool.input_schema, handler, tool.annotations) for tool in TOOLS)
-
-
-def _declared(capabilities: dict[str, Any], capability: str) -> bool:
-    """Declared at initialize; elicitation counts for the probe's form request (an empty object means form)."""
-    value = capabilities.get(capability)
-    if capability != "elicitation" or not isinstance(value, dict):
-        return isinstance(value, dict)
-    return not value or "form" in value

@@ -9,10 +9,10 @@ from backchannel.oracle.detectors.ledger import Ledger
 from backchannel.oracle.detectors.markers import DECOY_FILE, read_marker
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
+from backchannel.oracle.session.facts import INPUT_METHODS
 from backchannel.recordings.model import Recording
 
 from ..facts import (
-    KIND_OF,
     SCENARIO,
     SPEC,
     answers_on_stream,
@@ -84,7 +84,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
             run=probe.id,
         )
         return
-    chosen = KIND_OF[streamed[0].method or ""] if streamed else decision.chosen
+    chosen = INPUT_METHODS[streamed[0].method or ""] if streamed else decision.chosen
     if chosen is None:
         yield Finding.skipped(
             "client-declares-no-input-capability",
