@@ -98,6 +98,15 @@ class ToolSet:
             raise ValueError(f"scenario {self.name!r} defines tool(s) {duplicates} more than once")
 
 
+def answer_wait(run_timeout: float) -> float:
+    """How long a 2025 call waits for an answer in a run the client may take `run_timeout` seconds for: half of it.
+
+    The wait starts when the request goes out, after the client has started and reached its call; the other half is
+    for that and for the client to read the endpoint's tool error and end, so an unanswered request shows in the
+    recording as the server giving up, not as a run the harness had to kill."""
+    return max(run_timeout / 2, 0.5)
+
+
 @dataclass(frozen=True)
 class EndpointConfig:
     """How one scripted endpoint presents itself, and the tools it serves.
@@ -112,7 +121,9 @@ class EndpointConfig:
     # the protocol era it speaks: "auto" (whatever the client negotiates), one version only ("2026-07-28"; a 2025
     # version: initialize answers that version and modern requests get the legacy server's refusal)
     era: str = "auto"
-    answer_timeout_s: float = 60.0  # how long a 2025 call waits for the client to answer a request it was sent
+    # how long a 2025 call waits for the client to answer a request it was sent; a runner passes
+    # `answer_wait(--timeout)`, so the endpoint gives up (a tool error the recording shows) before the run's timeout
+    answer_timeout_s: float = 60.0
     instructions: str | None = None
     nonce: str = ""  # handed to every ToolCall, so scenario tools can tag their text with the recording's nonce
     params: Mapping[str, str] = field(default_factory=dict)  # handed to every ToolCall as scenario settings

@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from backchannel.addons.session import Limits
-from backchannel.proxy.endpoint.tools import EndpointConfig, ToolSet, ToolSpec
+from backchannel.proxy.endpoint.tools import EndpointConfig, ToolSet, ToolSpec, answer_wait
 from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.run.placeholders import McpConfigOptions, names_the_server
 from backchannel.proxy.run.tty import TtyOptions
@@ -64,6 +64,12 @@ class CheckOptions:
 
     def setting(self, name: str, default: Any = None) -> Any:
         return self.settings.get(name, default)
+
+    @property
+    def answer_timeout_s(self) -> float:
+        """How long the endpoint waits for the answer to a 2025 server-initiated request: tied to --timeout, so it
+        gives up (a tool error the recording shows) before the run's timeout kills the client."""
+        return answer_wait(self.timeout)
 
 
 @dataclass(frozen=True)
@@ -143,7 +149,7 @@ class Scenario:
         meta = (ProbeOptions(client=tuple(client)),)
         with Capture(
             options.out,
-            endpoint=EndpointConfig(tools=self.tools, era=options.era),
+            endpoint=EndpointConfig(tools=self.tools, era=options.era, answer_timeout_s=options.answer_timeout_s),
             scenario=self.name,
             meta=meta,
             env=options.env,

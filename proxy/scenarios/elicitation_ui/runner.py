@@ -61,7 +61,7 @@ def run(options: CheckOptions, progress: Progress) -> Path:
     meta = (ProbeOptions(target=target, client=client, stdin=stdin),)
     with Capture(
         options.out,
-        endpoint=EndpointConfig(tools=TOOLS, nonce=nonce, era=options.era),
+        endpoint=EndpointConfig(tools=TOOLS, nonce=nonce, era=options.era, answer_timeout_s=options.answer_timeout_s),
         nonce=nonce,
         scenario=SCENARIO,
         meta=meta,

@@ -38,7 +38,9 @@ class UrlModeScenario:
             UrlServers(ports={"declined": declined.port, "accepted": accepted.port}),
             ProbeOptions(client=tuple(self.options.client or ()), hold_ms=hold),
         )
-        endpoint = EndpointConfig(tools=TOOLS, params=params, era=self.options.era)
+        endpoint = EndpointConfig(
+            tools=TOOLS, params=params, era=self.options.era, answer_timeout_s=self.options.answer_timeout_s
+        )
         try:
             with Capture(
                 self.options.out,

@@ -96,7 +96,11 @@ class MrtrProbe:
 
     def run(self) -> Path:
         config = EndpointConfig(
-            tools=TOOLS, server_name=self.markers.server_name, nonce=self.markers.nonce, era=self.options.era
+            tools=TOOLS,
+            server_name=self.markers.server_name,
+            nonce=self.markers.nonce,
+            era=self.options.era,
+            answer_timeout_s=self.options.answer_timeout_s,
         )
         with Capture(
             self.options.out,
@@ -137,6 +141,7 @@ class MrtrProbe:
                     server_name=self.markers.server_name,
                     nonce=self.markers.nonce,
                     era=self.options.era,
+                    answer_timeout_s=self.options.answer_timeout_s,
                 )
             )
             probe = capture.new_run(
