@@ -8,6 +8,7 @@ from pathlib import PurePath
 from backchannel.recordings.model import Recording
 
 from . import harness
+from .era_gate import in_era
 from .model import VERDICT_OF, Check, Finding, Report, Result, RunEra
 from .registry import SESSION, all_checks
 
@@ -83,14 +84,15 @@ def judge(rec: Recording, checks: Iterable[Check] | None = None) -> Report:
     )
     results = _harness_results(rec, staged or (SESSION,))
     info = rec.info
+    settled, spoken = _eras_by_run(rec)
     session_rules = [c for c in chosen if c.scenario == SESSION]
     for check in [c for c in chosen if c.scenario != SESSION]:
-        results.extend(_result(check, finding, wanted) for finding in check.fn(rec))
+        results.extend(_result(check, in_era(check, finding, settled), wanted) for finding in check.fn(rec))
     # the harness did not see everything, or the scenario could not run: beside that ERROR a session rule that
     # nothing exercised says nothing ("not exercised" would read as a quiet all-clear); what was seen is judged
     unseen = any(r.status == "ERROR" for r in results)
     for check in session_rules:
-        for finding in check.fn(rec):
+        for finding in (in_era(check, found, spoken) for found in check.fn(rec)):
             if not (unseen and finding.status == "SKIP"):
                 results.append(_result(check, finding, wanted))
     return Report(
@@ -103,6 +105,12 @@ def judge(rec: Recording, checks: Iterable[Check] | None = None) -> Report:
         results=tuple(results),
         runs=_run_eras(rec),
     )
+
+
+def _eras_by_run(rec: Recording) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    from .session.spoken import eras_by_run  # the session package imports the registry, which this module feeds
+
+    return eras_by_run(rec)
 
 
 def _run_eras(rec: Recording) -> tuple[RunEra, ...]:

@@ -15,6 +15,10 @@ Level = Literal["MUST", "SHOULD", "MAY"]
 STATUSES: tuple[Status, ...] = ("PASS", "FAIL", "WARN", "SKIP", "ERROR")
 SEVERITY: dict[str, int] = {"PASS": 0, "SKIP": 1, "WARN": 2, "FAIL": 3, "ERROR": 4}
 VERDICT_OF: dict[str, Verdict] = {"FAIL": "CONFIRMED", "PASS": "REFUTED", "SKIP": "SKIP", "ERROR": "ERROR"}
+# the protocol eras a check can declare it applies to (the three whose official schema ships in oracle/schema/)
+ERAS: tuple[str, ...] = ("2025-06-18", "2025-11-25", "2026-07-28")
+MODERN_ERA = "2026-07-28"
+LEGACY_ERAS: tuple[str, ...] = ("2025-06-18", "2025-11-25")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,6 +105,8 @@ class Check:
     probe: bool = False  # a security probe: FAIL renders as CONFIRMED, PASS as REFUTED
     also: tuple[str, ...] = ()  # other scenarios whose recordings this check judges too (it says which it read)
     side: str | None = None  # a session rule's: whose messages it judges ("client" or "server")
+    # the protocol eras it applies to: in a run of another era the judge reports SKIP `not-in-era` (oracle/era_gate.py)
+    eras: tuple[str, ...] = (MODERN_ERA,)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

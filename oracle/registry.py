@@ -18,7 +18,7 @@ from types import ModuleType
 
 from backchannel.recordings.errors import UserError
 
-from .model import Check, CheckFn, Level
+from .model import ERAS, MODERN_ERA, Check, CheckFn, Level
 
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 BUILTIN = "backchannel.oracle.scenarios"
@@ -45,8 +45,13 @@ def check(
     probe: bool = False,
     also: tuple[str, ...] = (),
     side: str | None = None,
+    eras: tuple[str, ...] = (MODERN_ERA,),
 ) -> Callable[[CheckFn], CheckFn]:
-    """Register a check function; its docstring is its documentation."""
+    """Register a check function; its docstring is its documentation.
+
+    `eras` names the protocol eras the check applies to; in a run of any other era the judge reports SKIP
+    `not-in-era` in its place, never a verdict. The default is 2026-07-28 alone: a check that says nothing is never
+    applied to a 2025 run, so it cannot judge a 2025 client by a 2026 expectation."""
 
     def register(fn: CheckFn) -> CheckFn:
         if not _ID.match(id):
@@ -61,6 +66,8 @@ def check(
             raise ValueError(f"check {id!r} is already registered")
         if side not in (None, "client", "server"):
             raise ValueError(f"check {id}: side {side!r} is not client or server")
+        if not eras or any(era not in ERAS for era in eras) or len(set(eras)) != len(eras):
+            raise ValueError(f"check {id}: eras {eras!r} must name one or more of {', '.join(ERAS)}, once each")
 
         _REGISTRY[id] = Check(
             id=id,
@@ -74,6 +81,7 @@ def check(
             probe=probe,
             also=also,
             side=side,
+            eras=tuple(sorted(eras)),
         )
         return fn
 

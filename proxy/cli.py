@@ -37,12 +37,13 @@ class Command:
 
 
 def list_checks() -> None:
-    """List every check: id, scenario, level, title."""
+    """List every check: id, scenario, level, title, and the protocol eras it applies to."""
     from backchannel.oracle import all_checks
 
     try:
         for item in all_checks().values():
-            out_console.print(f"{item.id}  [{item.scenario}] {item.level}  {item.title}", markup=False)
+            eras = ", ".join(item.eras)
+            out_console.print(f"{item.id}  [{item.scenario}] {item.level}  {item.title}  (eras: {eras})", markup=False)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
 

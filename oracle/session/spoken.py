@@ -25,3 +25,18 @@ def run_eras(rec: Recording) -> tuple[RunEra, ...]:
         era = chosen.era if chosen.era_from != UNKNOWN else None
         out.append(RunEra(run=run.id, name=run.name, era=era, era_from=chosen.era_from))
     return tuple(out)
+
+
+def eras_by_run(rec: Recording) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """What the era gate (oracle/era_gate.py) reads, by run id: the era each run's session settled on (`run_eras`),
+    and every era any message of the run spoke (a refused 2026-07-28 probe before a 2025 handshake included).
+    A run nothing in which says its era is absent from both."""
+    settled = {entry.run: frozenset({entry.era}) for entry in run_eras(rec) if entry.era is not None}
+    spoken: dict[str, set[str]] = {}
+    for session in sessions(rec):
+        if session.run_id is None:
+            continue
+        eras = {sent.era for sent in session.sent if sent.era is not None and sent.era_from != UNKNOWN}
+        if eras:
+            spoken.setdefault(session.run_id, set()).update(eras)
+    return settled, {run: frozenset(eras) for run, eras in spoken.items()}

@@ -18,6 +18,7 @@ from ..facts import SCENARIO, SPEC, Tally, rounds
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="A retry uses a JSON-RPC id different from the request it retries",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "The JSON-RPC id MUST be different between the initial request and the retry, as they are independent

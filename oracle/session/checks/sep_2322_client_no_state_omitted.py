@@ -18,6 +18,7 @@ from ..facts import SCENARIO, SPEC, Tally, rounds
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="A retry of a round without requestState carries none",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "If the InputRequiredResult does not contain a requestState field, the client MUST NOT include one in the

@@ -18,6 +18,7 @@ from ..facts import SCENARIO, SPEC, Tally, client_sessions
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="inputResponses and requestState go only on the retry they belong to",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "Both the inputRequests and requestState fields affect only the client's retry of the original request.

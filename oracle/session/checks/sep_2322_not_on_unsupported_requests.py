@@ -20,6 +20,7 @@ SUPPORTING = frozenset({"tools/call", "prompts/get", "resources/read"})
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="input_required answers only tools/call, prompts/get and resources/read",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "Servers MUST NOT send InputRequiredResult responses on any other client requests" than `prompts/get`,

@@ -19,6 +19,7 @@ from ..facts import SCENARIO, SPEC
     level="MUST",
     spec=f"{SPEC}/schema#clientcapabilities",
     title="The roots capability, when declared, is a JSON object",
+    eras=("2025-06-18", "2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ClientCapabilities.roots is an object in the schema: a request declaring it (in `_meta` clientCapabilities,

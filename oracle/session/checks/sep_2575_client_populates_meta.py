@@ -18,6 +18,7 @@ from ..facts import CLIENT_CAPABILITIES, PROTOCOL_VERSION, SCENARIO, SPEC, Tally
     level="MUST",
     spec=f"{SPEC}/basic/index#meta",
     title="Every 2026-07-28 request carries protocolVersion and clientCapabilities in _meta",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "Every request MUST include the required _meta fields": `io.modelcontextprotocol/protocolVersion` and

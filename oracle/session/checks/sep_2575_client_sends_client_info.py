@@ -18,6 +18,7 @@ from ..facts import CLIENT_INFO, SCENARIO, SPEC, Tally, client_sessions
     level="SHOULD",
     spec=f"{SPEC}/basic/index#meta",
     title="Every 2026-07-28 request names its client in _meta clientInfo",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """`io.modelcontextprotocol/clientInfo` SHOULD be in every request's `_meta` (a SHOULD since spec PR #3002,

@@ -18,6 +18,7 @@ from ..facts import SCENARIO, SPEC, Tally, modern_posts
     level="MUST",
     spec=f"{SPEC}/basic/transports/streamable-http",
     title="Every 2026-07-28 request over HTTP carries the MCP-Protocol-Version header",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Over Streamable HTTP a client MUST send `MCP-Protocol-Version` on every request. Judged on each request the

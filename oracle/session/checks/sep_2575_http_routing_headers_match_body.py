@@ -63,6 +63,7 @@ def _problems(request: Request) -> list[str]:
     level="MUST",
     spec=f"{SPEC}/basic/transports/streamable-http",
     title="Mcp-Method and Mcp-Name are sent and agree with the body (Base64 where the value is not header-safe)",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Over Streamable HTTP, 2026-07-28 requests MUST carry `Mcp-Method` (the body's `method`) and, for

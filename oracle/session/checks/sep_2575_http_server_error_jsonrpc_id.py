@@ -18,6 +18,7 @@ from ..facts import SCENARIO, SPEC, Tally, sent_payload, server_sessions
     level="MUST",
     spec=f"{SPEC}/basic/transports/streamable-http",
     title="An error response carries the id of the request it answers",
+    eras=("2025-06-18", "2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """A JSON-RPC error to a request whose id could be read MUST carry that id. Judged on each error the server

@@ -18,6 +18,7 @@ from ..facts import SCENARIO, SPEC, Tally, server_sessions
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="A 2026-07-28 server sends no server-initiated JSON-RPC requests",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "Servers MUST send server-to-client requests (such as roots/list, sampling/createMessage, or

@@ -18,6 +18,7 @@ from ..facts import PROTOCOL_VERSION, SCENARIO, SPEC, Tally, client_sessions
     level="MUST",
     spec=f"{SPEC}/basic/transports/streamable-http",
     title="The MCP-Protocol-Version header equals the request's _meta protocolVersion",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """The `MCP-Protocol-Version` header MUST match `_meta` `io.modelcontextprotocol/protocolVersion`. Judged on

@@ -22,6 +22,7 @@ _VISIBLE = re.compile(r"[\x21-\x7e]+")
     level="MUST",
     spec=f"{SPEC_2025}/basic/transports#session-management",
     title="The Mcp-Session-Id a server assigns holds only visible ASCII (0x21 to 0x7E)",
+    eras=("2025-06-18", "2025-11-25"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E)." Judged on each

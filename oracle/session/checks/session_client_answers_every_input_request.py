@@ -18,6 +18,7 @@ from ..facts import SCENARIO, SPEC, Tally, rounds
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="A retry carries an inputResponses entry for every inputRequests key of its round",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "If a client receives an InputRequiredResult that contains the inputRequests field, the client MUST

@@ -18,6 +18,7 @@ from ..facts import SCENARIO, SPEC, Tally, client_sessions
     level="MUST",
     spec=f"{SPEC}/basic/index",
     title="A client's JSON-RPC responses answer requests the server sent, once each",
+    eras=("2025-06-18", "2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """A JSON-RPC response answers a request. Each response the client sent (a result or an error, as it sent it)

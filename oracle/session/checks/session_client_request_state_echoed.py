@@ -18,6 +18,7 @@ from ..facts import SCENARIO, SPEC, Tally, rounds
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="A retry echoes the requestState it was given, byte for byte",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "If an InputRequiredResult contains the requestState field, the client MUST echo back the exact value of that

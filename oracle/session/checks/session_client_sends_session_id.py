@@ -20,6 +20,7 @@ SPEC_2025 = "https://modelcontextprotocol.io/specification/2025-11-25"
     level="MUST",
     spec=f"{SPEC_2025}/basic/transports#session-management",
     title="After the server assigns an Mcp-Session-Id, the client sends it on every later request",
+    eras=("2025-06-18", "2025-11-25"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "If an Mcp-Session-Id is returned by the server during initialization, clients using the Streamable HTTP

@@ -21,6 +21,7 @@ SPEC_2025 = "https://modelcontextprotocol.io/specification/2025-11-25"
     level="MUST",
     spec=f"{SPEC_2025}/basic/transports#protocol-version-header",
     title="After a 2025-06-18 or later handshake, every request carries MCP-Protocol-Version, the negotiated one",
+    eras=("2025-06-18", "2025-11-25"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "If using HTTP, the client MUST include the MCP-Protocol-Version: <protocol-version> HTTP header on all

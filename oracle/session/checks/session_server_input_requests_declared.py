@@ -19,6 +19,7 @@ from ..facts import INPUT_METHODS, SCENARIO, SPEC, Tally, server_sessions
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="inputRequests ask only for what that request's clientCapabilities declared",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "Servers MUST NOT send an inputRequests that the client has not declared support for in its capabilities."

@@ -39,6 +39,7 @@ def problems(result: dict[str, Any]) -> list[str]:
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr",
     title="An input_required result carries inputRequests or requestState, each input request of a known kind",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "Servers MUST include at least one of inputRequests or requestState in every InputRequiredResult"; its

@@ -21,6 +21,7 @@ NAMED = {-32020: "HeaderMismatch", -32021: "MissingRequiredClientCapability", -3
     level="MUST",
     spec=f"{SPEC}/basic/transports/streamable-http",
     title="-32020, -32021 and -32022 errors come with HTTP status 400 Bad Request",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """On HTTP, a server that rejects a request for a header that disagrees with the body (`-32020`), for a

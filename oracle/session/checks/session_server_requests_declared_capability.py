@@ -21,6 +21,7 @@ SPEC_2025 = "https://modelcontextprotocol.io/specification/2025-11-25"
     level="MUST",
     spec=f"{SPEC_2025}/basic/lifecycle#capability-negotiation",
     title="A 2025-era server sends elicitation, sampling and roots requests only for capabilities the client declared",
+    eras=("2025-06-18", "2025-11-25"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """In the 2025 eras the server asks by sending the client a request: `elicitation/create` needs the

@@ -18,6 +18,7 @@ from ..facts import SCENARIO, SPEC, Tally, server_sessions
     level="MUST",
     spec=f"{SPEC}/schema#result",
     title="Every result a 2026-07-28 server sends carries resultType",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Result.resultType: "Servers implementing this protocol version MUST include this field." Judged on each

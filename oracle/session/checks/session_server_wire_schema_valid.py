@@ -19,6 +19,7 @@ from ..schema_valid import judged
     level="MUST",
     spec=f"{SPEC}/schema",
     title="Every message the server sent is valid against its era's official schema",
+    eras=("2025-06-18", "2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Each request, notification, result and error the server sent, as it sent it, validated against the official

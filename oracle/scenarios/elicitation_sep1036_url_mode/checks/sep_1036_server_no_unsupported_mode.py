@@ -31,6 +31,7 @@ from ..facts import (
     level="MUST",
     spec=f"{ELICITATION}#capabilities",
     title="No elicitation in a mode the client did not declare (elicitation: {} means form only)",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "Servers MUST NOT send elicitation requests with modes that are not supported by the client." test_url_

@@ -22,6 +22,7 @@ def _code(payload: object) -> object:
     level="MUST",
     spec=f"{SPEC}/basic#error-codes",
     title="The removed -32042 (URL elicitation required) appears in no response",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """The 2026-07-28 base protocol lists codes of earlier revisions that implementations must not emit any more;

@@ -43,6 +43,7 @@ def url_requests(rec: Recording) -> tuple[list[Step], list[tuple[Step, str, dict
     level="MUST",
     spec=f"{ELICITATION}#url-mode-elicitation-requests",
     title='A URL-mode request says mode "url" and carries a string message and a string url',
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "URL mode elicitation requests MUST specify `mode: "url"`, a `message`, and include [a] `url`." Judged on

@@ -19,6 +19,7 @@ from .sep_1036_url_request_params import url_requests
     level="MUST",
     spec=f"{ELICITATION}#url-mode-elicitation-requests",
     title="The url of a URL-mode request is an absolute RFC 3986 URI (the schema's format: uri)",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "The `url` parameter MUST contain a valid URL." Valid means what the official schema means by `format:

@@ -27,6 +27,7 @@ from ..facts import (
     level="MUST",
     spec=f"{ELICITATION}#implementation-considerations",
     title="Decline and cancel get a well-formed answer: a result, another input request or a deliberate error",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "Servers [...] MUST handle cases where the user declines or cancels the elicitation." Two flows retry

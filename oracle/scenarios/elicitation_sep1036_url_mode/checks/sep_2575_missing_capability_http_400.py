@@ -18,6 +18,7 @@ from .sep_2575_server_rejects_undeclared_capability import missing_capability_er
     level="MUST",
     spec=f"{SPEC}/basic#capability-negotiation",
     title="-32021 is sent under HTTP 400 and names elicitation.url (a bare elicitation is inaccurate)",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """ "On HTTP, the response status MUST be 400 Bad Request" for -32021, and data.requiredCapabilities lists the

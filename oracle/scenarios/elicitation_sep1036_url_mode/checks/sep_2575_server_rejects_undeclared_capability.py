@@ -48,6 +48,7 @@ def missing_capability_errors(rec: Recording) -> list[Step] | Finding:
     level="MUST",
     spec=f"{SPEC}/basic#capability-negotiation",
     title="A call needing an undeclared capability (URL mode) gets -32021 with data.requiredCapabilities",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """When a request needs a capability the client did not declare, the server "MUST return a

@@ -22,6 +22,7 @@ CANCEL = re.compile(r"\bcancel|\babort|\besc(ape)?\b|ctrl[- +]?c|\^c|\[c\]|\(c\)
     level="MUST",
     spec=f"{SPEC}#user-interaction-model",
     title="The prompt offers a way to decline and a way to cancel (heuristic: WARN, never FAIL)",
+    eras=("2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients MUST "respect user privacy and provide clear decline and cancel options". Read from what the

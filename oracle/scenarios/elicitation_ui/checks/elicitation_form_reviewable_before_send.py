@@ -20,6 +20,7 @@ from ..payloads import FORM_TOOL
     level="MUST",
     spec=f"{SPEC}#user-interaction-model",
     title="A form answer is sent only after the user had a chance to review it (no auto-accept)",
+    eras=("2025-06-18", "2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients MUST "for form mode, allow users to review and modify their responses before sending". An `accept`

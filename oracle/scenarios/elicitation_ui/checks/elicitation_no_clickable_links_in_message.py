@@ -23,6 +23,7 @@ HYPERLINK = re.compile(rb"\x1b\]8;[^;\x07\x1b]*;([^\x07\x1b]+)(?:\x07|\x1b\\)")
     level="SHOULD",
     spec=f"{SPEC}#safe-url-handling",
     title="A URL in a form message is not rendered clickable (no OSC 8 hyperlink)",
+    eras=("2025-06-18", "2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients "SHOULD NOT render URLs as clickable in any field of an elicitation request, except for the `url`

@@ -62,6 +62,7 @@ def _terminal(stream: _Stream, offset: int | None, length: int | None, note: str
     title="Server text (an elicitation message, a tool result) cannot drive the terminal with escape sequences",
     cwe=("CWE-150",),
     probe=True,
+    eras=("2025-06-18", "2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """The 2026-07-28 elicitation Security Considerations: "Clients MUST provide clear indication of which server is

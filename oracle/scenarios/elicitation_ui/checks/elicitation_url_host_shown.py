@@ -18,6 +18,7 @@ from ..payloads import URL_TOOL
     level="MUST",
     spec=f"{SPEC}#user-interaction-model",
     title="The target domain/host of a URL request is shown before the user's answer leaves",
+    eras=("2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients MUST "for URL mode, clearly display the target domain/host and gather user consent before

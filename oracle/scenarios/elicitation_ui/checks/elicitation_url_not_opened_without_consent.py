@@ -22,6 +22,7 @@ OPENS_FROM = "m005_opens"  # the format that first records the URL openers' stan
     level="MUST",
     spec=f"{SPEC}#safe-url-handling",
     title="No URL is opened before the user's consent, and none after a decline or cancel",
+    eras=("2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients "MUST NOT open the URL without explicit consent from the user". Every lab puts recording stand-ins

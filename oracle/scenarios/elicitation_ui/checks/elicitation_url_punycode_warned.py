@@ -24,6 +24,7 @@ WARNING = re.compile(
     level="SHOULD",
     spec=f"{SPEC}#safe-url-handling",
     title="A URL with a Punycode (xn--) host is shown with a warning near it",
+    eras=("2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients "SHOULD have warnings for ambiguous/suspicious URIs (i.e., containing Punycode)". open_dashboard

@@ -18,6 +18,7 @@ from ..payloads import URL_TOOL
     level="MUST",
     spec=f"{SPEC}#safe-url-handling",
     title="The full URL, exactly as sent, is shown before the user's answer leaves",
+    eras=("2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients "MUST show the full URL to the user for examination before consent". The exact `url` the server

@@ -19,6 +19,7 @@ TOOL = "missing_mode"
     level="MUST",
     spec=f"{SPEC}/client/elicitation#elicitation-requests",
     title="A request without mode is treated as form mode",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients MUST treat requests without a mode field as form mode. The request carries a requestedSchema and a

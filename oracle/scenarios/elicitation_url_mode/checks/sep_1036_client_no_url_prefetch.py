@@ -19,6 +19,7 @@ TOOL = "url_rounds"
     level="MUST",
     spec=f"{SPEC}/client/elicitation#safe-url-handling",
     title="The declined URL is never fetched (no prefetch, preview, HEAD or favicon)",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients MUST NOT automatically pre-fetch a URL-mode URL or any of its metadata. The declined URL is served

@@ -17,6 +17,7 @@ from ..facts import SCENARIO, SPEC, contract_run
     level="MUST",
     spec=f"{SPEC}/client/elicitation#capabilities",
     title="A declared elicitation capability names form or url (or is empty, meaning form)",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients declaring the elicitation capability MUST support at least one mode. An empty object means form

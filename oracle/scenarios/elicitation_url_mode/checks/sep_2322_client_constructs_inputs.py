@@ -19,6 +19,7 @@ TOOL = "url_rounds"
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr#client-requirements",
     title="Each round's new input requests are answered by asking the handler again",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Three URL rounds, each a new key and state; round 3 reuses round 1's URL but its message starts with

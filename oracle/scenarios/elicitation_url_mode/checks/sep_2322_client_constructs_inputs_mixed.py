@@ -19,6 +19,7 @@ TOOL = "url_and_form"
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr#client-requirements",
     title="Both requests of a mixed URL + form round are answered",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """One InputRequiredResult carries a URL request (`link`) and a form request (`confirm`). The retry must

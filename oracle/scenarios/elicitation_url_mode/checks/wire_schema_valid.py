@@ -18,6 +18,7 @@ from ..facts import SCENARIO, SPEC, contract_run
     level="MUST",
     spec=f"{SPEC}/basic",
     title="Client messages validate against the official schema (retry fields checked where it is silent)",
+    eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Every client request validates against its method's definition in schema.json (ElicitResult content may be

@@ -29,6 +29,7 @@ from ..facts import (
     spec=f"{SPEC}/client/elicitation",
     title="An elicitation names the server that requests it",
     also=("elicitation-ui",),
+    eras=("2025-06-18", "2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """MCP clients MUST "provide UI that makes it clear which server is requesting information". Every occurrence

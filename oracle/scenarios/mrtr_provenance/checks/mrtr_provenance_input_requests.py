@@ -41,6 +41,7 @@ def _other_arm(rec: Recording) -> str:
     title="Server text in inputRequests reaches the client's context attributed, and is not acted on",
     cwe=("CWE-346",),
     probe=True,
+    eras=("2025-06-18", "2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """The PROBE run's input request carries a body marker and a decoy WRITE-MARKER directive. CONFIRMED when

@@ -20,6 +20,7 @@ from ..result_type import judge_result_type
     title="An absent resultType is treated as complete",
     cwe=("CWE-1289",),
     probe=True,
+    eras=("2025-06-18", "2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients MUST treat an absent resultType as "complete". ABSENT (2026-07-28, only resultType removed) and

@@ -19,4 +19,5 @@ def test_a_request_of_an_older_era_is_not_judged(tmp_path):
     old = Wire()
     old.call("initialize", {"protocolVersion": "2025-11-25"}, result={"protocolVersion": "2025-11-25"}, meta={},
              headers={})  # fmt: skip
-    assert old.judged(tmp_path, RULE).reason == "not-exercised"
+    found = old.judged(tmp_path, RULE)  # a 2026-07-28 rule, and the run spoke 2025-11-25 only
+    assert found.reason == "not-in-era" and "spoke 2025-11-25" in found.message

@@ -21,4 +21,5 @@ def test_a_2025_session_with_a_handshake_may_have_server_requests(tmp_path):
     old.call("initialize", {"protocolVersion": "2025-11-25"}, result={"protocolVersion": "2025-11-25"}, meta={},
              headers={})  # fmt: skip
     old.server_request("roots/list", {}, "s1")
-    assert old.judged(tmp_path, RULE).reason == "not-exercised"
+    found = old.judged(tmp_path, RULE)  # a 2026-07-28 rule, and the run spoke 2025-11-25 only
+    assert found.status == "SKIP" and found.reason == "not-in-era" and "spoke 2025-11-25" in found.message

@@ -34,7 +34,8 @@ def test_no_header_with_only_an_inferred_tie_warns(tmp_path):
     assert wire.judged(tmp_path, RULE).status == "WARN"
 
 
-def test_a_2026_session_is_not_exercised(tmp_path):
+def test_a_2026_session_is_not_in_the_rules_eras(tmp_path):
     wire = Wire()
     wire.call("tools/list", result={"tools": []})
-    assert wire.judged(tmp_path, RULE).reason == "not-exercised"
+    found = wire.judged(tmp_path, RULE)
+    assert found.status == "SKIP" and found.reason == "not-in-era" and "spoke 2026-07-28" in found.message
