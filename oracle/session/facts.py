@@ -298,6 +298,12 @@ def sessions(rec: Recording) -> list[Session]:
     return found
 
 
+def session_of(rec: Recording, run_id: str | None) -> Session | None:
+    """One run's session: its server-initiated requests carry the client's answers (`Request.answer`, paired by
+    run and id: a client POSTs its answer on its own) and its handshakes what each `initialize` declared."""
+    return next((session for session in sessions(rec) if session.run_id == run_id), None)
+
+
 def client_sessions(rec: Recording) -> Iterator[Session]:
     """The sessions whose client is judged: every one but those where backchannel played the client."""
     return (session for session in sessions(rec) if session.staged != "client")

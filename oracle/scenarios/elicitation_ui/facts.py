@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from backchannel.oracle import harness
 from backchannel.oracle.model import Evidence, Finding
+from backchannel.oracle.session.facts import session_of
 from backchannel.oracle.terminal import TTY, Sighting, chunks, first_sighting, plain, screens_in, stream_names
 from backchannel.recordings.model import Message, Recording, Run
 from backchannel.recordings.shapes import ProbeOptions
@@ -92,9 +93,11 @@ def elicitation(rec: Recording, run: Run, tool: str) -> Elicitation | None:
     messages = list(rec.messages_in(run.id))
     calls = {(m.flow_id, m.jsonrpc_id): m for m in messages if m.direction == "to-server" and m.method == "tools/call"}
     call_flows = {m.flow_id: m for m in calls.values()}
+    session = session_of(rec, run.id)
+    answers = {r.message.seq: r.answer for r in session.server} if session is not None else {}
     for m in messages:
         if m.direction == "to-client" and m.kind == "request" and m.method == "elicitation/create":
-            found = _server_request(messages, call_flows.get(m.flow_id), m, tool)
+            found = _server_request(answers, call_flows.get(m.flow_id), m, tool)
             if found is not None:
                 return found
         if m.direction != "to-client" or m.kind != "response":
@@ -123,26 +126,17 @@ def elicitation(rec: Recording, run: Run, tool: str) -> Elicitation | None:
     return None
 
 
-def _server_request(messages: list[Message], call: Message | None, asked: Message, tool: str) -> Elicitation | None:
-    """A 2025 server-initiated elicitation on the stream of `tool`'s call, and the client's first later response
-    with its id (the client POSTs it on its own, so it pairs by id within the run)."""
+def _server_request(
+    answers: dict[int, Message | None], call: Message | None, asked: Message, tool: str
+) -> Elicitation | None:
+    """A 2025 server-initiated elicitation on the stream of `tool`'s call, with the client's answer as the session
+    facts paired it (`answers`: each server request's by its seq)."""
     if call is None or tool_of(call) != tool or asked.jsonrpc_id is None:
         return None
     params = asked.payload.get("params") if isinstance(asked.payload, dict) else None
     if not isinstance(params, dict):
         return None
-    answer = next(
-        (
-            m
-            for m in messages
-            if m.seq > asked.seq
-            and m.direction == "to-server"
-            and m.kind in ("response", "error")
-            and m.jsonrpc_id == asked.jsonrpc_id
-        ),
-        None,
-    )
-    return Elicitation(tool, asked, asked.jsonrpc_id, params, answer, server_request=True)
+    return Elicitation(tool, asked, asked.jsonrpc_id, params, answers.get(asked.seq), server_request=True)
 
 
 def judged_runs(rec: Recording) -> list[Run] | Finding:

@@ -10,7 +10,7 @@ from backchannel.oracle.detectors.attribution import Occurrence, judge_occurrenc
 from backchannel.oracle.detectors.carriers import Carrier, carriers, lab_files
 from backchannel.oracle.detectors.markers import WITNESS_FILE, Markers, occurrences, read_marker
 from backchannel.oracle.model import Evidence, Finding
-from backchannel.oracle.session.facts import INPUT_METHODS
+from backchannel.oracle.session.facts import INPUT_METHODS, session_of
 from backchannel.recordings.model import Message, Recording, Run
 from backchannel.recordings.shapes import Discovery, ProbeOptions
 
@@ -161,22 +161,16 @@ def asked_on_stream(rec: Recording, run: Run) -> list[Message]:
 
 
 def answers_on_stream(rec: Recording, run: Run, asked: list[Message]) -> list[Message]:
-    """The client's responses (POSTed on their own) to those requests, paired by JSON-RPC id within the run."""
-    ids = {m.jsonrpc_id for m in asked}
-    return [
-        m
-        for m in rec.messages_in(run.id)
-        if m.direction == "to-server" and m.kind in ("response", "error") and m.jsonrpc_id in ids
-    ]
+    """The client's responses (POSTed on their own) to those requests, as the session facts paired them."""
+    session = session_of(rec, run.id)
+    seqs = {m.seq for m in asked}
+    return [r.answer for r in session.server if r.message.seq in seqs and r.answer is not None] if session else []
 
 
 def declared_at_initialize(rec: Recording, run: Run) -> list[str]:
     """The input kinds (elicitation, sampling, roots) the client declared in its first 2025 initialize of the run."""
-    for m in rec.messages_in(run.id):
-        if m.direction == "to-server" and m.method == "initialize" and isinstance(m.payload, dict):
-            params = m.payload.get("params")
-            declared = params.get("capabilities") if isinstance(params, dict) else None
-            if isinstance(declared, dict):
-                return [kind for kind in ("elicitation", "sampling", "roots") if isinstance(declared.get(kind), dict)]
-            return []
-    return []
+    session = session_of(rec, run.id)
+    if session is None or not session.handshakes:
+        return []
+    declared = session.handshakes[0].capabilities
+    return [kind for kind in ("elicitation", "sampling", "roots") if isinstance(declared.get(kind), dict)]
