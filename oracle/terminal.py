@@ -174,22 +174,29 @@ def _raw_offset(pieces: list[tuple[int, int]], visible: int) -> int:
 
 def first_sighting(rec: Recording, run_id: str, needle: str) -> Sighting | None:
     """When `needle` first appeared in what the run's client showed (any stream; escapes and line wraps ignored)."""
+    found: Sighting | None = None
+    for name in stream_names(rec, run_id):
+        sighting = sighting_in(rec, run_id, name, needle)
+        if sighting is not None and (
+            found is None or (sighting.t is not None and (found.t is None or sighting.t < found.t))
+        ):
+            found = sighting
+    return found
+
+
+def sighting_in(rec: Recording, run_id: str, name: str, needle: str) -> Sighting | None:
+    """Where `needle` first appeared in one stream (escapes and line wraps ignored), and when its last byte was read."""
     wanted = needle.encode("utf-8")
     if not wanted:
         return None
-    found: Sighting | None = None
-    for name in stream_names(rec, run_id):
-        read = chunks(rec, run_id, name)
-        raw = b"".join(c.data for c in read)
-        visible, pieces = _visible(raw)
-        index = visible.find(wanted)
-        if index < 0:
-            continue
-        first, last = _raw_offset(pieces, index), _raw_offset(pieces, index + len(wanted) - 1)
-        t = next((c.t for c in read if c.offset <= last < c.offset + len(c.data)), None)
-        if name == TTY:  # evidence offsets into a tty stream are offsets into its plain text (stream_bytes)
-            first, last = len(plain(raw[:first])), len(plain(raw[: last + 1])) - 1
-        sighting = Sighting(name, first, last + 1 - first, t)
-        if found is None or (t is not None and (found.t is None or t < found.t)):
-            found = sighting
-    return found
+    read = chunks(rec, run_id, name)
+    raw = b"".join(c.data for c in read)
+    visible, pieces = _visible(raw)
+    index = visible.find(wanted)
+    if index < 0:
+        return None
+    first, last = _raw_offset(pieces, index), _raw_offset(pieces, index + len(wanted) - 1)
+    t = next((c.t for c in read if c.offset <= last < c.offset + len(c.data)), None)
+    if name == TTY:  # evidence offsets into a tty stream are offsets into its plain text (stream_bytes)
+        first, last = len(plain(raw[:first])), len(plain(raw[: last + 1])) - 1
+    return Sighting(name, first, last + 1 - first, t)

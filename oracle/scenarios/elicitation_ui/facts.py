@@ -10,7 +10,16 @@ from urllib.parse import urlsplit
 from backchannel.oracle import harness
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.session.facts import session_of
-from backchannel.oracle.terminal import TTY, Sighting, chunks, first_sighting, plain, screens_in, stream_names
+from backchannel.oracle.terminal import (
+    TTY,
+    Sighting,
+    chunks,
+    first_sighting,
+    plain,
+    screens_in,
+    sighting_in,
+    stream_names,
+)
 from backchannel.recordings.model import Message, Recording, Run
 from backchannel.recordings.shapes import ProbeOptions
 
@@ -181,9 +190,10 @@ def sighting_evidence(sighting: Sighting, run: Run, note: str) -> Evidence:
 def no_user_step(rec: Recording, run: Run) -> bool:
     """True when the recording shows the run had no way to hear from a user: nothing typed at a prompt (no
     `answered` screen, under --tty or piped --answer) and nothing given on stdin. Then any answer the client sent
-    was its own, so there is no consent to order an open or a sighting against: the timing band (AMBIGUOUS_S) is
-    for a real user step that lies close to another event, never for the absence of one. False when it cannot be
-    told (a recording that does not say how its check was run)."""
+    was its own, so there is no consent to order an open against: the open-without-consent band (AMBIGUOUS_S) is
+    for a real user step that lies close to another event, never for the absence of one. (A sighting is ordered
+    against the answer message, which exists either way: seen_before_answer.) False when it cannot be told (a
+    recording that does not say how its check was run)."""
     options = ProbeOptions.read(rec.meta)
     if options is None:
         return False
@@ -196,8 +206,14 @@ NO_USER_STEP = "no user step at all (nothing typed at a prompt, nothing on stdin
 
 
 def seen_before_answer(rec: Recording, run: Run, found: Elicitation, text: str, what: str) -> Finding:
-    """PASS when `text` reached the terminal before the answer left; FAIL when never, or clearly after; WARN when
-    the two are too close to order (a person judges, with both pieces of evidence)."""
+    """PASS when `text` reached the terminal before the answer left; FAIL when never, or provably after; WARN when
+    the two are too close to order (a person judges, with both pieces of evidence).
+
+    The times compared are the harness's read of a terminal chunk and the proxy's sight of the answer: each a little
+    after the event it stands for, by an amount load can stretch. So a sighting read within AMBIGUOUS_S after the
+    answer is WARN, with or without a user step, unless the client's own output orders it: the tool's final result,
+    which the client can only have had after its answer left, shown earlier in the same stream (byte order, no
+    clock) proves the text came after the answer: FAIL however small the gap."""
     sighting = first_sighting(rec, run.id, text)
     if found.retry is None:  # no answer, so no consent was given: nothing to be shown "before"
         if sighting is None:
@@ -218,10 +234,23 @@ def seen_before_answer(rec: Recording, run: Run, found: Elicitation, text: str, 
     shown = sighting_evidence(sighting, run, what)
     if sighting.t is None or answer_t is None or sighting.t <= answer_t:
         return Finding.passed(f"{what} was shown before the answer ({found.action}) left", shown, answered, run=run.id)
+    outcome = outcome_shown_before(rec, run, found, sighting)
+    if outcome is not None:
+        return Finding.failed(
+            f"{what} was shown after the client had already shown the tool's result, which it could only have once its "
+            f"answer ({found.action}) left (byte {outcome.offset}, then {sighting.offset} of {sighting.stream}): not "
+            "before consent",
+            shown,
+            sighting_evidence(outcome, run, "the tool's result, shown first"),
+            answered,
+            run=run.id,
+        )
     late = sighting.t - answer_t
-    if late <= AMBIGUOUS_S and not no_user_step(rec, run):
+    if late <= AMBIGUOUS_S:
+        alone = " (no user step either: the client answered by itself)" if no_user_step(rec, run) else ""
         return Finding.warned(
-            f"{what} was shown {late * 1000:.0f} ms after the answer left: too close to order (a person judges)",
+            f"{what} was read from the terminal {late * 1000:.0f} ms after the answer left: closer than the harness's "
+            f"read and the proxy's sight can order{alone} (a person judges)",
             shown,
             answered,
             run=run.id,
@@ -232,6 +261,34 @@ def seen_before_answer(rec: Recording, run: Run, found: Elicitation, text: str, 
         answered,
         run=run.id,
     )
+
+
+MIN_OUTCOME_CHARS = 12  # a shorter result text ("ok") could be shown for another reason: it orders nothing
+
+
+def outcome_shown_before(rec: Recording, run: Run, found: Elicitation, sighting: Sighting) -> Sighting | None:
+    """Where the client showed the tool's final result (the first content text the server sent after the answer)
+    before `sighting` in the same stream, or None when it did not (or the result is too short to be told apart)."""
+    after = found.retry.seq if found.retry is not None else None
+    texts = [
+        t
+        for m in rec.messages_in(run.id)
+        if after is not None and m.seq > after and m.direction == "to-client" and m.kind == "response"
+        for t in _content_texts(m.payload)
+    ]
+    if not texts or len(texts[0].strip()) < MIN_OUTCOME_CHARS:
+        return None
+    outcome = sighting_in(rec, run.id, sighting.stream, texts[0].strip())
+    return outcome if outcome is not None and outcome.offset < sighting.offset else None
+
+
+def _content_texts(payload: Any) -> list[str]:
+    result = payload.get("result") if isinstance(payload, dict) else None
+    content = result.get("content") if isinstance(result, dict) else None
+    items = content if isinstance(content, list) else []
+    return [
+        i["text"] for i in items if isinstance(i, dict) and i.get("type") == "text" and isinstance(i.get("text"), str)
+    ]
 
 
 def text_until(rec: Recording, run: Run, until: float | None) -> str:

@@ -25,7 +25,8 @@ def judge(rec: Recording) -> Iterator[Finding]:
     sent (connect_account) must appear in what the user saw (stdout/stderr piped; the terminal's text under --tty,
     escape sequences removed; a URL wrapped across lines counts) before the retry carrying the answer left the
     client. Terminal chunks carry the time the harness read them and messages the time the proxy saw them, on one
-    clock; a sighting up to 0.25 s after the answer is too close to order: WARN for a person, never FAIL."""
+    clock; a sighting up to 0.25 s after the answer is too close to order: WARN for a person, never FAIL, unless
+    the client showed the tool's final result (which it has only once its answer left) earlier in the same stream."""
     found = exercised(rec, URL_TOOL)
     if isinstance(found, Finding):
         yield found

@@ -44,6 +44,7 @@ def build(
     stdin: str | None = None,
     opens: list[tuple[str, float]] = (),  # type: ignore[assignment]  # (url, t): an xdg-open call in the lab
     options: bool = False,  # the recording says how its check ran (probe_options), even with nothing on stdin
+    outcome: str | None = None,  # the tool's final result text, sent just after the answer
 ) -> Recording:
     """A recording whose `contract` run got `tool`'s elicitation at ASKED_T and answered `answer` at ANSWER_T."""
     params = params if params is not None else url_params()
@@ -87,6 +88,24 @@ def build(
                 "method": "tools/call",
                 "text": json.dumps(retry),
                 "t": ANSWER_T,
+            }
+        )
+    if answer is not None and outcome is not None:
+        final = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "result": {"content": [{"type": "text", "text": outcome}], "isError": False},
+        }
+        messages.append(
+            {
+                "run_id": "r",
+                "flow_id": "f2",
+                "direction": "to-client",
+                "kind": "response",
+                "jsonrpc_id": "2",
+                "method": "tools/call",
+                "text": json.dumps(final),
+                "t": ANSWER_T + 0.01,
             }
         )
     offsets: dict[str, int] = {}

@@ -32,7 +32,9 @@ def test_one_contract_run_calls_every_tool_and_the_nonce_reaches_the_texts(tmp_p
     assert called == set(payloads.TOOLS)
     assert payloads.url(rec.info.nonce).encode() in raw_bytes(rec, run.id, "stdout")
     statuses = {r.id: r.status for r in judge(rec).results}
-    assert statuses["elicitation-url-shown-before-consent"] == "PASS"  # the driver prints the URL before answering
+    # the driver prints the URL, then answers at once: PASS, or WARN when load lets the harness's read of the URL
+    # trail the proxy's sight of the answer (too close to order), never FAIL
+    assert statuses["elicitation-url-shown-before-consent"] in ("PASS", "WARN")
     assert statuses["elicitation-form-reviewable-before-send"] == "FAIL"  # and answers forms by itself: no user
 
 

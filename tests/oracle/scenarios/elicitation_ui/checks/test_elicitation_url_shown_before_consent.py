@@ -37,11 +37,34 @@ def test_a_url_shown_a_moment_after_the_answer_is_too_close_to_call_and_is_warn_
     assert judged(CHECK, rec).status == "WARN"
 
 
-def test_with_no_user_step_a_url_shown_just_after_the_clients_own_answer_fails(tmp_path):
-    """The band orders a user's step against a sighting; with nothing typed and nothing on stdin the answer was the
-    client's own, so a URL shown 100 ms after it was never shown before any consent."""
+def test_with_no_user_step_a_url_read_just_after_the_clients_own_answer_is_warn_not_fail(tmp_path):
+    """A client that prints the URL and answers at once, with nothing typed: the harness's read of the URL can
+    trail the proxy's sight of the answer by a few ms under load, so a gap inside the band orders nothing."""
     rec = build(tmp_path, answer={"action": "accept"}, terminal=[("stdout", f"{URL}\n", ANSWER_T + 0.1)], options=True)
-    assert judged(CHECK, rec).status == "FAIL"
+    finding = judged(CHECK, rec)
+    assert finding.status == "WARN" and "no user step" in finding.message and "100 ms" in finding.message
+
+
+def test_a_url_shown_after_the_tools_result_fails_however_small_the_gap(tmp_path):
+    """The client's own output orders the two without a clock: it printed the tool's result (which it could only
+    have once its answer left) before it printed the URL."""
+    terminal = [("stdout", "connect_account: accept\n", ANSWER_T + 0.02), ("stdout", f"{URL}\n", ANSWER_T + 0.03)]
+    rec = build(tmp_path, answer={"action": "accept"}, terminal=terminal, outcome="connect_account: accept")
+    finding = judged(CHECK, rec)
+    assert finding.status == "FAIL" and "already shown the tool's result" in finding.message
+    assert [e.offset for e in finding.evidence if e.kind == "terminal"] == [24, 0]
+
+
+def test_a_result_shown_only_after_the_url_proves_nothing_and_the_band_holds(tmp_path):
+    terminal = [("stdout", f"{URL}\n", ANSWER_T + 0.05), ("stdout", "connect_account: accept\n", ANSWER_T + 0.06)]
+    rec = build(tmp_path, answer={"action": "accept"}, terminal=terminal, outcome="connect_account: accept")
+    assert judged(CHECK, rec).status == "WARN"
+
+
+def test_a_short_result_text_orders_nothing(tmp_path):
+    terminal = [("stdout", "ok\n", ANSWER_T + 0.02), ("stdout", f"{URL}\n", ANSWER_T + 0.03)]
+    rec = build(tmp_path, answer={"action": "accept"}, terminal=terminal, outcome="ok")
+    assert judged(CHECK, rec).status == "WARN"
 
 
 def test_a_shortened_or_different_url_is_not_the_url_as_sent(tmp_path):
