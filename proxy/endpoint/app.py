@@ -13,7 +13,7 @@ from typing import Any, Literal
 from starlette.types import Receive, Scope, Send
 
 from backchannel.proxy.endpoint.io import lifespan, read_body, send_bytes, send_json, send_sse, until_disconnected
-from backchannel.proxy.endpoint.server_requests import Answers, Channel, asks_for_input, is_response
+from backchannel.proxy.endpoint.server_requests import Answers, Channel, asks_for_input, is_response, meant_in
 from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSpec
 from backchannel.proxy.endpoint.wire import (
     INTERNAL_ERROR,
@@ -188,7 +188,7 @@ class ScriptedEndpoint:
         if not isinstance(params, dict):
             fail(INVALID_PARAMS, "Invalid params: params must be an object", status=200)
         if request.method == "tools/call":
-            capabilities = session.client_capabilities
+            capabilities = meant_in(session.protocol_version, session.client_capabilities)
             await self._tool_call(request, params, "legacy", session.protocol_version, capabilities, receive, send)
             return
         result: dict[str, Any]

@@ -51,6 +51,16 @@ def server_request(request_id: str, request: dict[str, Any], version: str) -> di
     return {"jsonrpc": "2.0", "id": request_id, "method": request.get("method"), "params": params}
 
 
+def meant_in(version: str, capabilities: dict[str, Any]) -> dict[str, Any]:
+    """What a 2025 session's declared capabilities mean in the version it agreed: before 2025-11-25 elicitation has
+    no modes, so any elicitation declaration (a newer client's `form`/`url` included) means form only, and a tool
+    never sends a URL-mode request into a session whose version has none."""
+    elicitation = capabilities.get("elicitation")
+    if version >= URL_MODE_VERSION or not isinstance(elicitation, dict) or not elicitation:
+        return capabilities
+    return {**capabilities, "elicitation": {}}
+
+
 @dataclass
 class Answers:
     """The server-initiated requests awaiting the client's answer, by session and JSON-RPC id (as JSON text).

@@ -71,12 +71,12 @@ REFERENCES = (
     ),
     Reference("py-sdk", py_sdk, False, "the Python SDK contract driver, piped"),
     Reference("ts-sdk", ts_sdk, False, "the TypeScript SDK v2 contract driver, piped"),
-    # in a 2025 era (check --era) each elicitation goes out as a server-initiated request on the call's stream
-    Reference(
-        "py-sdk-2025-11-25", py_sdk, False, "the Python SDK contract driver, check --era 2025-11-25", era="2025-11-25"
-    ),
-    Reference(
-        "ts-sdk-2025-11-25", ts_sdk, False, "the TypeScript SDK v2 driver, check --era 2025-11-25", era="2025-11-25"
+    # in a 2025 era (check --era) each elicitation goes out as a server-initiated request on the call's stream;
+    # 2025-06-18 has no URL mode: the URL tools refuse the client and their checks SKIP (not-in-era)
+    *(
+        Reference(f"{name}-{era}", argv, False, f"the {label} driver, check --era {era}", era=era)
+        for name, argv, label in (("py-sdk", py_sdk, "Python SDK contract"), ("ts-sdk", ts_sdk, "TypeScript SDK v2"))
+        for era in ("2025-11-25", "2025-06-18")
     ),
     Reference(
         "fastmcp-tty",
@@ -84,5 +84,18 @@ REFERENCES = (
         False,
         "fastmcp's CLI, one run per tool ({tool}), under --tty answering its form prompt",
         tty=TtyOptions(answers=(parse_answer(FASTMCP_ANSWER),)),
+    ),
+    # fastmcp negotiates 2026-07-28 itself: --era forces the endpoint to answer its initialize with a 2025 version
+    # and to refuse its 2026-07-28 requests the way a 2025 server does
+    *(
+        Reference(
+            f"fastmcp-tty-{era}",
+            fastmcp_cli("call", "{url}", "{tool}", "--auth", "none"),
+            False,
+            f"fastmcp's CLI, one run per tool ({{tool}}), under --tty answering its form prompt, check --era {era}",
+            tty=TtyOptions(answers=(parse_answer(FASTMCP_ANSWER),)),
+            era=era,
+        )
+        for era in ("2025-11-25", "2025-06-18")
     ),
 )

@@ -47,6 +47,19 @@ REFERENCES = (
         "fastmcp's CLI under a terminal (check --tty), its form prompt answered with --answer",
         tty=TtyOptions(answers=(parse_answer(FASTMCP_ANSWER),)),
     ),
+    # fastmcp negotiates 2026-07-28 itself: --era forces the endpoint to answer its initialize with a 2025 version
+    # and to refuse its 2026-07-28 requests the way a 2025 server does
+    *(
+        Reference(
+            f"fastmcp-{era}",
+            fastmcp_cli(),
+            True,
+            f"fastmcp's CLI, found by discovery, answering `true` on stdin, check --era {era}",
+            stdin=b"true\n",
+            era=era,
+        )
+        for era in ("2025-11-25", "2025-06-18")
+    ),
     Reference("toy-interactive", toy("--variant", "interactive"), True, "the toy agent asking y/N, piped", stdin=YES),
     Reference(
         "toy-interactive-tty",

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from backchannel.proxy.endpoint.server import start_endpoint
-from backchannel.proxy.endpoint.server_requests import MAX_ROUNDS, answer_of, is_response, server_request
+from backchannel.proxy.endpoint.server_requests import MAX_ROUNDS, answer_of, is_response, meant_in, server_request
 from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSpec
 
 CONFIRM = {
@@ -172,3 +172,10 @@ def test_concurrent_calls_in_one_session_get_requests_of_distinct_ids(url):
     ids = [m["id"] for seen in runs for m in seen if "method" in m]
     assert len(ids) == 6 and len(set(ids)) == 6
     assert all(seen[-1]["result"]["isError"] is False for seen in runs)
+
+
+def test_before_2025_11_25_an_elicitation_declaration_means_form_only_so_no_url_request_is_sent():
+    declared = {"elicitation": {"form": {}, "url": {}}, "sampling": {}}  # a 2025-11-25 client that agreed 2025-06-18
+    assert meant_in("2025-06-18", declared) == {"elicitation": {}, "sampling": {}}
+    assert meant_in("2025-11-25", declared) == declared
+    assert meant_in("2025-06-18", {"sampling": {}}) == {"sampling": {}}  # nothing declared is nothing added

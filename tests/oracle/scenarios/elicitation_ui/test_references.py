@@ -131,3 +131,37 @@ def test_a_2025_client_gets_every_elicitation_on_the_calls_stream_and_each_ui_ch
     legacy = results(f"elicitation-ui-{driver}-2025-11-25")
     assert all(legacy[c].reason != "tool-not-called" for c in CHECKS)
     assert {c: legacy[c].status for c in CHECKS} == {c: modern[c].status for c in CHECKS}
+
+
+URL_CHECKS = {c.id for c in all_checks().values() if c.scenario == "elicitation-ui" and "2025-06-18" not in c.eras}
+
+
+@pytest.mark.parametrize("client", ["py-sdk", "ts-sdk", "fastmcp-tty"])
+def test_in_2025_06_18_the_form_checks_judge_as_in_2026_and_the_url_checks_skip_not_in_era(client):
+    """2025-06-18 has no URL mode: the endpoint reads the client's `form`/`url` declaration as form only, its URL
+    tools refuse the call, and every check about a URL or its consent is SKIP not-in-era, never a verdict."""
+    modern, legacy = results(f"elicitation-ui-{client}"), results(f"elicitation-ui-{client}-2025-06-18")
+    assert URL_CHECKS and all(legacy[c].status == "SKIP" and legacy[c].reason == "not-in-era" for c in URL_CHECKS)
+    assert all("spoke 2025-06-18" in legacy[c].message for c in URL_CHECKS)
+    form = CHECKS - URL_CHECKS
+    assert {c: legacy[c].status for c in form} == {c: modern[c].status for c in form}
+    rec = recording(f"elicitation-ui-{client}-2025-06-18")
+    assert not [
+        m for m in rec.messages if m.method == "elicitation/create" and '"mode":"url"' in m.text.replace(" ", "")
+    ]
+
+
+def test_fastmcp_forced_into_2025_11_25_falls_back_from_its_refused_discover_and_judges_as_in_2026():
+    """fastmcp negotiates 2026-07-28 itself; with check --era 2025-11-25 its server/discover is refused, it runs
+    initialize at 2025-11-25, and each elicitation reaches it on the call's stream: the same verdicts as in 2026-07-28
+    (its URL runs stall at its Enter prompt in both eras; the 2025 endpoint gives up first, with a tool error)."""
+    modern, legacy = results("elicitation-ui-fastmcp-tty"), results("elicitation-ui-fastmcp-tty-2025-11-25")
+    assert {c: legacy[c].status for c in CHECKS} == {c: modern[c].status for c in CHECKS}
+    rec = recording("elicitation-ui-fastmcp-tty-2025-11-25")
+    assert {m.method for m in rec.messages if m.direction == "to-client" and m.kind == "request"} == {
+        "elicitation/create"
+    }
+    gave_up = [m for m in rec.messages if m.direction == "to-client" and "did not answer elicitation/create" in m.text]
+    assert gave_up and all(
+        run.outcome == "timeout" for run in rec.runs if run.detail.facts.get("tool") == "connect_account"
+    )

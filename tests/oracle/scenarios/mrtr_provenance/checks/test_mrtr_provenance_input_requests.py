@@ -52,3 +52,12 @@ def test_it_skips_when_the_control_run_shows_nothing():
 def test_it_skips_a_cli_with_no_call_surface():
     result = results("mrtr-provenance-toy-no-call-surface")[CHECK]
     assert (result.status, result.reason) == ("SKIP", "no-mcp-call-surface")
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2025-06-18"])
+def test_fastmcp_forced_into_a_2025_era_answers_the_probe_on_the_calls_stream_and_judges_as_in_2026(era):
+    """fastmcp 4.2.3 negotiates 2026-07-28 itself; check --era makes the endpoint refuse its server/discover and
+    answer its 2025-11-25 initialize with the forced version, which fastmcp accepts."""
+    legacy, modern = results(f"mrtr-provenance-fastmcp-{era}"), results("mrtr-provenance-fastmcp")
+    assert {c: r.status for c, r in legacy.items()} == {c: r.status for c, r in modern.items()}
+    assert any(e.note == "server-initiated request (2025)" for e in legacy[CHECK].evidence)
