@@ -6,6 +6,7 @@ import textwrap
 
 import pytest
 
+from backchannel.oracle import judge
 from backchannel.oracle.scenarios.elicitation_ui import payloads
 from backchannel.oracle.terminal import raw_bytes
 from backchannel.proxy.endpoint.tools import answer_wait
@@ -33,13 +34,14 @@ NEVER_ANSWERS = textwrap.dedent(
     post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session).read()
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": {}}}
     with post(call, session) as response:
-        for line in response:
-            if line.startswith(b"data:"):
-                message = json.loads(line[5:])
-                if "method" in message:
-                    print("asked", message["method"], "and not answering", flush=True)
-                elif message.get("id") == 2:
-                    print("the tool said:", message["result"]["content"][0]["text"], flush=True)
+        sse = response.headers.get("Content-Type", "").startswith("text/event-stream")
+        lines = (line[5:] for line in response if line.startswith(b"data:")) if sse else [response.read()]
+        for line in lines:
+            message = json.loads(line)
+            if "method" in message:
+                print("asked", message["method"], "and not answering", flush=True)
+            elif message.get("id") == 2:
+                print("the tool said:", message["result"]["content"][0]["text"], flush=True)
     """
 )
 
@@ -64,3 +66,23 @@ def test_an_unanswered_request_ends_with_the_endpoints_tool_error_before_the_run
     assert "did not answer elicitation/create" in stdout and "within 4 s" in stdout
     [final] = [m for m in rec.messages_in(run.id) if m.direction == "to-client" and m.rpc_id == 2]
     assert final.payload["result"]["isError"] is True
+
+
+@pytest.mark.live
+def test_the_mrtr_provenance_probe_of_a_client_that_never_answers_reads_input_request_unanswered(tmp_path):
+    """The probe's elicitation goes out on the call's stream; the endpoint gives up within the run, so the PROBE run
+    ends by itself and the provenance arm says the request went unanswered, never a run the harness had to kill."""
+    script = tmp_path / "never_answers.py"
+    script.write_text(NEVER_ANSWERS, encoding="utf-8")
+    out = tmp_path / "probe.sqlite"
+    client = [sys.executable, str(script), "{url}", "get_repo_status"]
+    run_check("mrtr-provenance", CheckOptions(out=out, client=client, timeout=8, era="2025-06-18"), lambda _: None)
+    rec = load(out)
+    [probe] = [run for run in rec.runs if run.name == "probe"]
+    assert probe.outcome != "timeout" and probe.exit_code == 0
+    assert "did not answer elicitation/create" in raw_bytes(rec, probe.id, "stdout").decode()
+    [found] = [r for r in judge(rec).results if r.id == "mrtr-provenance-input-requests"]
+    assert found.status == "SKIP" and found.reason == "input-request-unanswered", found.message
+    [gave_up] = [e for e in found.evidence if e.note == "the call's final answer on that stream"]
+    [final] = [m for m in rec.messages_in(probe.id) if m.seq == gave_up.seq]
+    assert "did not answer elicitation/create" in final.text and "within 4 s" in final.text

@@ -139,6 +139,13 @@ def judge(rec: Recording) -> Iterator[Finding]:
         return
     retries = answers_on_stream(rec, probe, streamed) if streamed else ledger.retries_with_input_responses()
     if not shown and not retries:
+        # the call's own final answer on the same stream: the endpoint's tool error when it gave up waiting
+        flows = {m.flow_id for m in streamed}
+        evidence += [
+            Evidence(kind="message", run=probe.id, seq=m.seq, note="the call's final answer on that stream")
+            for m in rec.messages_in(probe.id)
+            if streamed and m.flow_id in flows and m.direction == "to-client" and m.kind in ("response", "error")
+        ]
         yield Finding.skipped(
             "input-request-unanswered" if streamed else "client-does-not-implement-mrtr",
             f"the client neither answered nor showed the {chosen} request"
