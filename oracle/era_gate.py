@@ -26,8 +26,8 @@ def in_era(check: Check, finding: Finding, eras_of: Mapping[str, frozenset[str]]
         return finding
     where = f"run {finding.run} spoke" if finding.run is not None else "the recording's runs spoke"
     message = (
-        f"{check.id} applies to {_listed(check.eras)} only, and {where} {_listed(spoken)}: judging it by this check "
-        "would hold a client of one era to another era's rules"
+        f"{check.id} applies to {_listed(check.eras)} only, and {where} {_listed(spoken)}: not judged (a party "
+        "is held only to the rules of the era it spoke)"
     )
     evidence = [
         Evidence(kind="run", run=run, note=f"spoke {_listed(sorted(eras_of[run]))}") for run in runs if run in eras_of
