@@ -173,7 +173,9 @@ class Client2025:
         info = {"name": CLIENT_NAME, "version": CLIENT_VERSION}
         if self.broken == "wire-schema-valid":
             del info["version"]
-        elicitation: dict[str, Any] = {"foo": {}} if self.broken == "supports-declared-mode" else {"form": {}, "url": {}}
+        elicitation: dict[str, Any] = (
+            {"foo": {}} if self.broken == "supports-declared-mode" else {"form": {}, "url": {}}
+        )
         init = {"protocolVersion": self.version, "capabilities": {"elicitation": elicitation}, "clientInfo": info}
         agreed = self.request("initialize", init).get("protocolVersion")
         if isinstance(agreed, str):
