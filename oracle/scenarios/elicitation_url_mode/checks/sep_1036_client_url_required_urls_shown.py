@@ -10,7 +10,7 @@ from backchannel.oracle.terminal import first_sighting
 from backchannel.recordings.model import Recording
 
 from ..facts import SCENARIO, rounds
-from ..url_required import REQUIRED_PATH, TOOL, exercised_required, required_urls
+from ..url_required import TOOL, exercised_required, required_urls
 
 SPEC_2025 = "https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation"
 AMBIGUOUS_S = 0.25  # a terminal read is a little after the write: this close to the act, a person orders the two
@@ -26,10 +26,11 @@ AMBIGUOUS_S = 0.25  # a terminal read is a little after the write: this close to
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients "MUST show the full URL to the user for examination before consent". url_required answers its first
     call -32042 with one URL-mode elicitation in `data.elicitations`; its `url` must appear in what the client
-    showed (stdout/stderr, or the terminal under --tty) before the client acted on it: retried the call or opened
-    or fetched the URL. Never shown and never acted on: WARN (no consent happened, a person judges); shown within
-    0.25 s after the act: WARN (too close to order). Era: 2025-11-25 only (2026-07-28 removed -32042: SKIP
-    removed-in-2026; 2025-06-18 has no URL mode: SKIP no-url-mode)."""
+    showed (stdout/stderr, or the terminal under --tty) before the client acted on the user's consent: retried the
+    call, or opened the URL (an opener stand-in's call). A fetch of the URL by the client itself is no consent but a
+    prefetch, judged by sep-1036-client-no-url-prefetch. Never shown and never acted on: WARN (no consent happened,
+    a person judges); shown within 0.25 s after the act: WARN (too close to order). Era: 2025-11-25 only
+    (2026-07-28 removed -32042: SKIP removed-in-2026; 2025-06-18 has no URL mode: SKIP no-url-mode)."""
     found = exercised_required(rec)
     if isinstance(found, Finding):
         yield found
@@ -44,10 +45,6 @@ def judge(rec: Recording) -> Iterator[Finding]:
     for call in rounds(rec, run, TOOL):
         if call.request.seq > error.seq and call.request.t is not None:
             acts.append((call.request.t, "retried the call", call.evidence("retry")))
-    for hit in rec.url_hits:
-        if hit.run_id == run.id and hit.path == REQUIRED_PATH and hit.t is not None:
-            hit_seen = Evidence(kind="run", run=run.id, seq=hit.seq, note=f"url hit {hit.method} {hit.path}")
-            acts.append((hit.t, f"fetched the URL ({hit.method})", hit_seen))
     for opened in rec.opens_in(run.id):
         if any(url in target for target in opened.targets for url in urls) and opened.t is not None:
             acts.append(
