@@ -51,6 +51,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
                 (opened.t, "opened the URL", Evidence(kind="run", run=run.id, note=f"{opened.opener} #{opened.seq}"))
             )
     first = min(acts, default=None, key=lambda act: act[0])
+    sightings = []
     for url in urls:
         sighting = first_sighting(rec, run.id, url)
         if sighting is None:
@@ -74,5 +75,9 @@ def judge(rec: Recording) -> Iterator[Finding]:
                 run=run.id,
             )  # fmt: skip
             return
+        sightings.append(shown)
     after = f" before the client {first[1]}" if first is not None else ""
-    yield Finding.passed(f"every URL the -32042 named ({len(urls)}) was shown in full{after}", cited, run=run.id)
+    acted = (first[2],) if first is not None else ()
+    yield Finding.passed(
+        f"every URL the -32042 named ({len(urls)}) was shown in full{after}", cited, *sightings, *acted, run=run.id
+    )
