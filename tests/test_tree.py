@@ -91,10 +91,6 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
         "tests/proxy/scenarios/mrtr_provenance/test_runner_with_toy_agent.py",
         "a scenario's tools are proved by its runs",
     ),
-    "proxy/scenarios/elicitation_url_mode/endpoint.py": (
-        "tests/proxy/scenarios/elicitation_url_mode/test_runner.py",
-        "a scenario's tools are proved by its runs",
-    ),
 }
 
 

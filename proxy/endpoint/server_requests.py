@@ -141,6 +141,9 @@ class Channel:
             state = asked.get("requestState")
             call = replace(call, input_responses=answers, request_state=state if isinstance(state, str) else None)
             reply = await run_tool(call)
+            for note in reply.notifications:  # e.g. notifications/elicitation/complete, before the next round
+                event = sse_event({"jsonrpc": "2.0", "method": note.get("method"), "params": note.get("params", {})})
+                await self.send({"type": "http.response.body", "body": event, "more_body": True})
         if asks_for_input(reply):
             text = f"the tool still asked for input after {MAX_ROUNDS} rounds; the endpoint stopped asking"
             reply = ToolReply(result={"content": [{"type": "text", "text": text}], "isError": True})

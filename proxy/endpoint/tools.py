@@ -45,7 +45,9 @@ class ToolReply:
     `result` is the bare tool result; on the modern era the endpoint adds `resultType` (unless present) and merges
     its `serverInfo` into `_meta`. `error` is a JSON-RPC error object and wins over `result`. `hold_ms` delays the
     answer; with `transport="sse"` the endpoint streams keep-alive comments (and progress notifications when the
-    request carried a progress token and `progress` is set) every `keepalive_ms` while holding.
+    request carried a progress token and `progress` is set) every `keepalive_ms` while holding. `notifications` are
+    JSON-RPC notifications (method and params) the 2025 eras' channel sends on the call's stream as soon as the tool
+    has replied, before it acts on the reply (e.g. `notifications/elicitation/complete`); the modern era sends none.
     """
 
     result: dict[str, Any] | None = None
@@ -55,6 +57,7 @@ class ToolReply:
     transport: Literal["json", "sse"] = "json"
     keepalive_ms: int = 500
     progress: bool = True
+    notifications: tuple[dict[str, Any], ...] = ()
 
 
 ToolHandler = Callable[[ToolCall], ToolReply | Awaitable[ToolReply]]

@@ -48,6 +48,10 @@ CHECKS = frozenset(
         "wire-schema-valid",
     }
 )
+# The checks that judge only 2025-11-25 (url_required's -32042, which 2026-07-28 removed): on every run of this
+# 2026-07-28 client they SKIP removed-in-2026 (mode-not-declared for the form-only one); the 2025 contract client
+# (tests/clients/contract_client_2025.py) proves them.
+ERA_2025_CHECKS = frozenset({"sep-1036-client-url-required-urls-shown", "sep-1036-client-url-required-retried"})
 # The checks that need URL mode: a form-only client must get SKIP mode-not-declared on these, never FAIL.
 URL_CHECKS = frozenset(
     {

@@ -11,6 +11,7 @@ from backchannel.recordings import Recording, load
 
 REFERENCE = Path(__file__).resolve().parents[2] / "recordings" / "reference"
 CONTRACT = "elicitation-url-mode-contract"  # tests/clients/contract_client.py, one reference per variant
+LEGACY_CONTRACT = "elicitation-url-mode-legacy-contract"  # tests/clients/contract_client_2025.py, the same
 
 
 def path(name: str) -> Path:
@@ -21,6 +22,11 @@ def path(name: str) -> Path:
 def contract(variant: str) -> str:
     """The reference name of one contract-client variant: "correct", "form-only" or a `--break` name."""
     return f"{CONTRACT}-{variant}"
+
+
+def legacy_contract(variant: str) -> str:
+    """The reference name of one 2025 contract-client variant: "correct", "correct-2025-06-18" or a `--break`."""
+    return f"{LEGACY_CONTRACT}-{variant}"
 
 
 @cache

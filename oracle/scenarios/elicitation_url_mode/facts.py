@@ -9,6 +9,7 @@ from backchannel.oracle.model import Evidence, Finding
 from backchannel.recordings.model import Message, Recording, Run
 
 from . import SCENARIO as SCENARIO  # re-exported: checks import the name with the facts
+from .eras import MODERN, era_gate, run_era
 
 SPEC = "https://modelcontextprotocol.io/specification/2026-07-28"
 MISSING_CAPABILITY = -32021
@@ -79,14 +80,18 @@ def rounds(rec: Recording, run: Run, tool: str) -> list[Round]:
     return out
 
 
-def not_exercised(rec: Recording, tool: str) -> Finding | None:
-    """A SKIP when the tool was never exercised: no contract run, no call, or -32021 for an undeclared mode."""
+def not_exercised(rec: Recording, tool: str, *, mrtr_only: bool = False) -> Finding | None:
+    """A SKIP when the tool was never exercised: no contract run, no call, an era where the check cannot apply
+    (eras.era_gate), or -32021 for an undeclared mode."""
     run = contract_run(rec)
     if run is None:
         return Finding.errored("incomplete-recording", "the recording has no contract run")
     found = rounds(rec, run, tool)
     if not found:
         return Finding.skipped("tool-not-called", f"the client never called {tool}", run=run.id)
+    gate = era_gate(rec, run, tool, mrtr_only=mrtr_only)
+    if gate is not None:
+        return gate
     if found[0].error_code == MISSING_CAPABILITY:
         error = found[0].response.payload.get("error", {}) if found[0].response else {}
         needed = error.get("data", {}).get("requiredCapabilities") if isinstance(error, dict) else None
@@ -100,9 +105,10 @@ def not_exercised(rec: Recording, tool: str) -> Finding | None:
     return None
 
 
-def exercised(rec: Recording, tool: str) -> tuple[Run, list[Round]] | Finding:
-    """The contract run and the tool's rounds, or the SKIP/ERROR that says why the tool cannot be judged."""
-    stop = not_exercised(rec, tool)
+def exercised(rec: Recording, tool: str, *, mrtr_only: bool = False) -> tuple[Run, list[Round]] | Finding:
+    """The contract run and the tool's rounds (in a 2025 era: its one call, and any retry), or the SKIP/ERROR that
+    says why the tool cannot be judged."""
+    stop = not_exercised(rec, tool, mrtr_only=mrtr_only)
     if stop is not None:
         return stop
     run = contract_run(rec)
@@ -118,3 +124,9 @@ def message_of(request: Any) -> str:
     params = request.get("params") if isinstance(request, dict) else None
     message = params.get("message") if isinstance(params, dict) else None
     return message if isinstance(message, str) else ""
+
+
+def legacy(rec: Recording, run: Run) -> bool:
+    """The run spoke a 2025 era: its input requests went out as server requests (eras.asked), not in retries."""
+    era = run_era(rec, run)
+    return era is not None and era != MODERN

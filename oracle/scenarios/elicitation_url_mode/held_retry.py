@@ -11,7 +11,7 @@ from .facts import action_of, exercised
 
 
 def judge_held(rec: Recording, tool: str, transport: str) -> Iterator[Finding]:
-    found = exercised(rec, tool)
+    found = exercised(rec, tool, mrtr_only=True)
     if isinstance(found, Finding):
         yield found
         return

@@ -16,6 +16,8 @@ things the driver itself decides are named here (docs/real-clients.md says which
 - Answer: URL mode `{"action": "decline"}` when the message starts with `DECLINE:`, else `{"action": "accept"}`
   (no content); form mode, including a request with no `mode`, `{"action": "accept", "content": {"confirmed":
   true}}`. Never fetch or open a URL.
+- A call answered -32042 (2025-11-25's URLElicitationRequiredError): render each URL-mode elicitation its
+  `data.elicitations` names as above (`url (shown, not opened)`), open none, and retry the call once.
 - Exit 0 on success; on an MCP error print `error: <code> <message>` to stderr and exit 1.
 
 Drivers: `py_sdk` (the Python SDK, `mcp` 2.x) and `node/ts_sdk.mjs` (the TypeScript SDK v2); `paths` finds them and

@@ -32,6 +32,7 @@ DRIVER_NAME = "backchannel-py-sdk-driver"
 DRIVER_VERSION = "0.1.0"
 MODES = ("auto", "legacy", "2026-07-28")
 DECLINE_PREFIX = "DECLINE:"
+URL_ELICITATION_REQUIRED = -32042  # 2025-11-25's URLElicitationRequiredError (2026-07-28 removed it)
 STDIO_ORIGIN = "stdio"  # what names a server spawned over stdio, where there is no scheme://host:port
 FENCE_END = "[end of server text]"
 # bidi overrides and isolates can make fenced text read as if it were outside the fence
@@ -70,6 +71,14 @@ def answer_for(mode: str, message: str) -> dict[str, Any]:
     if mode == "url":
         return {"action": "decline"} if message.startswith(DECLINE_PREFIX) else {"action": "accept"}
     return {"action": "accept", "content": {"confirmed": True}}
+
+
+def required_elicitations(exc: BaseException) -> list[dict[str, Any]] | None:
+    """The URL-mode elicitations a -32042 error names (None: not a -32042)."""
+    if not isinstance(exc, MCPError) or exc.code != URL_ELICITATION_REQUIRED:
+        return None
+    found = exc.data.get("elicitations") if isinstance(exc.data, dict) else None
+    return [e for e in found if isinstance(e, dict)] if isinstance(found, list) else []
 
 
 def say(line: str, *, err: bool = False) -> None:
@@ -156,9 +165,23 @@ async def run(server: str | StdioServerParameters, tool: str | None, mode: str) 
     ) as client:
         listed = [t.name for t in (await client.list_tools()).tools]
 
+        async def attempt(name: str) -> Any:
+            """One call; after a -32042 the URLs it names are shown (never opened) and the call is retried once."""
+            try:
+                return await client.call_tool(name, {})
+            except MCPError as exc:
+                required = required_elicitations(exc)
+                if required is None:
+                    raise
+            server_name = client.server_info.name if client.server_info else None
+            for each in required:
+                say(render_request(server_name, origin, "url", str(each.get("message", "")), str(each.get("url"))))
+            say(f"[-32042 for {printable(name)}: {len(required)} URL(s) shown, none opened; retrying the call once]")
+            return await client.call_tool(name, {})
+
         async def call(name: str) -> bool:
             try:
-                result = await client.call_tool(name, {})
+                result = await attempt(name)
             except Exception as exc:  # one tool failing must not hide what the others do
                 say(f"{error_line(leaf(exc))} [tool {printable(name)}]", err=True)
                 return False

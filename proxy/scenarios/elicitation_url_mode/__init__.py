@@ -1,4 +1,4 @@
-"""The `elicitation-url-mode` scenario: six tools answering with URL- and form-mode input requests (MRTR only)."""
+"""The `elicitation-url-mode` scenario: seven tools asking URL- and form-mode input (MRTR, or 2025 server requests)."""
 
 from pathlib import Path
 
@@ -8,7 +8,10 @@ from backchannel.proxy.scenarios.elicitation_url_mode.runner import DEFAULT_HOLD
 
 SCENARIO = Scenario(
     name="elicitation-url-mode",
-    description="URL-mode elicitation under MRTR: six tools for a client that follows the written contract.",
+    description=(
+        "URL-mode elicitation (MRTR in 2026-07-28; server requests and -32042 in 2025-11-25): seven tools for a "
+        "client that follows the written contract."
+    ),
     tools=TOOLS,
     runner=run,
     needs_client=True,

@@ -1,8 +1,11 @@
-"""The `elicitation-url-mode` scenario's endpoint: six tools that answer with URL- and form-mode input requests.
+"""The `elicitation-url-mode` scenario's endpoint: seven tools that answer with URL- and form-mode input requests.
 
-Each tool keeps its place in the flow only in the requestState it hands out, as a stateless server must.
-Settings come from EndpointConfig.params: `url_declined` (the URL served by the declined-URL server),
-`url_base` (where every other URL points) and `hold_ms` (how long the held retries wait, default 5000).
+Each tool keeps its place in the flow only in the requestState it hands out, as a stateless server must (in a 2025
+era the endpoint's channel sends the requests on the call's stream and hands the state back itself). Settings come
+from EndpointConfig.params: `url_declined` (the URL served by the declined-URL server), `url_declined_base` (that
+server's root), `url_base` (where every other URL points) and `hold_ms` (how long the held retries wait, default
+5000). What differs in the 2025 eras (a tool error where 2026 answers -32021, `elicitationId`,
+`notifications/elicitation/complete`, the -32042 of `url_required`) lives in endpoint_2025.py.
 """
 
 from __future__ import annotations
@@ -11,6 +14,12 @@ import secrets
 from typing import Any
 
 from backchannel.proxy.endpoint.tools import ToolCall, ToolReply, ToolSpec
+from backchannel.proxy.scenarios.elicitation_url_mode.endpoint_2025 import (
+    completions,
+    legacy_gate,
+    url_mode_ids,
+    url_required,
+)
 
 MISSING_CAPABILITY = -32021
 CONFIRM_SCHEMA = {"type": "object", "properties": {"confirmed": {"type": "boolean"}}, "required": ["confirmed"]}
@@ -21,6 +30,7 @@ NEEDS = {
     "form_only": ("form",),
     "held_json": ("url",),
     "held_sse": ("url",),
+    "url_required": ("url",),
 }
 
 
@@ -68,14 +78,17 @@ def form_request(message: str) -> dict[str, Any]:
     }
 
 
-def ask(requests: dict[str, Any], tool: str, step: int) -> ToolReply:
-    return ToolReply(
-        result={"resultType": "input_required", "inputRequests": requests, "requestState": state(tool, step)}
-    )
+def ask(requests: dict[str, Any], call: ToolCall, step: int) -> ToolReply:
+    """The round's input requests and a new requestState (URL requests gain their 2025-11-25 elicitationId), with
+    the completion notifications of the URL requests the client just accepted."""
+    minted = state(call.name, step)
+    result = {"resultType": "input_required", "inputRequests": url_mode_ids(call, requests, minted)}
+    return ToolReply(result={**result, "requestState": minted}, notifications=completions(call))
 
 
-def done(text: str) -> ToolReply:
-    return ToolReply(result={"content": [{"type": "text", "text": text}], "isError": False})
+def done(text: str, call: ToolCall | None = None) -> ToolReply:
+    notes = completions(call) if call is not None else ()
+    return ToolReply(result={"content": [{"type": "text", "text": text}], "isError": False}, notifications=notes)
 
 
 def _url(call: ToolCall, path: str) -> str:
@@ -84,9 +97,7 @@ def _url(call: ToolCall, path: str) -> str:
 
 def _gate(call: ToolCall) -> ToolReply | None:
     if call.era != "modern":
-        return ToolReply(
-            result={"content": [{"type": "text", "text": "this scenario needs 2026-07-28"}], "isError": True}
-        )
+        return legacy_gate(call, NEEDS[call.name], declared_modes(call.client_capabilities))
     missing = [mode for mode in NEEDS[call.name] if mode not in declared_modes(call.client_capabilities)]
     if not missing:
         return None
@@ -113,20 +124,21 @@ def url_rounds(call: ToolCall) -> ToolReply:
     }
     step = step_of(call)
     if step == 0:
-        return ask({"url_1": rounds[1]}, call.name, 1)
+        return ask({"url_1": rounds[1]}, call, 1)
     if _answered(call, f"url_{step}") is None:  # the new key went unanswered: ask again, as a server SHOULD
-        return ask({f"url_{step}": rounds[step]}, call.name, step)
+        return ask({f"url_{step}": rounds[step]}, call, step)
     if step < 3:
-        return ask({f"url_{step + 1}": rounds[step + 1]}, call.name, step + 1)
-    return done(f"three rounds answered; round 3: {_answered(call, 'url_3').get('action')}")  # type: ignore[union-attr]
+        return ask({f"url_{step + 1}": rounds[step + 1]}, call, step + 1)
+    last = _answered(call, "url_3") or {}
+    return done(f"three rounds answered; round 3: {last.get('action')}", call)
 
 
 def url_and_form(call: ToolCall) -> ToolReply:
     """A URL request and a form request in one InputRequiredResult."""
     if step_of(call) == 0:
         link = url_request("Open this page to connect the repository.", _url(call, "/link/mixed"))
-        return ask({"link": link, "confirm": form_request("Confirm the repository connection.")}, call.name, 1)
-    return done("mixed round answered")
+        return ask({"link": link, "confirm": form_request("Confirm the repository connection.")}, call, 1)
+    return done("mixed round answered", call)
 
 
 def missing_mode(call: ToolCall) -> ToolReply:
@@ -135,14 +147,14 @@ def missing_mode(call: ToolCall) -> ToolReply:
         request = form_request("Confirm the repository details.")
         del request["params"]["mode"]
         request["params"]["url"] = _url(call, "/stray")
-        return ask({"details": request}, call.name, 1)
+        return ask({"details": request}, call, 1)
     return done("details answered")
 
 
 def form_only(call: ToolCall) -> ToolReply:
     """One plain form request."""
     if step_of(call) == 0:
-        return ask({"confirm": form_request("Confirm the status refresh.")}, call.name, 1)
+        return ask({"confirm": form_request("Confirm the status refresh.")}, call, 1)
     return done("confirmation answered")
 
 
@@ -150,7 +162,7 @@ def _held(call: ToolCall, transport: str) -> ToolReply:
     if step_of(call) == 0:
         return ask(
             {"authorize": url_request("Open this page to authorize the sync.", _url(call, f"/link/{call.name}"))},
-            call.name,
+            call,
             1,
         )
     answer = _answered(call, "authorize") or {}
@@ -188,5 +200,5 @@ TOOLS: tuple[ToolSpec, ...] = tuple(
         input_schema={"type": "object", "properties": {}},
         handler=_gated(fn),
     )
-    for fn in (url_rounds, url_and_form, missing_mode, form_only, held_json, held_sse)
+    for fn in (url_rounds, url_and_form, missing_mode, form_only, held_json, held_sse, url_required)
 )

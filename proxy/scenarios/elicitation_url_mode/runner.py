@@ -33,7 +33,12 @@ class UrlModeScenario:
 
         declined, accepted = UrlServer("declined", sink), UrlServer("accepted", sink)
         hold = int(self.options.setting("hold_ms", DEFAULT_HOLD_MS))
-        params = {"url_declined": declined.url("/link/round-1"), "url_base": accepted.url(""), "hold_ms": str(hold)}
+        params = {
+            "url_declined": declined.url("/link/round-1"),
+            "url_declined_base": declined.url(""),
+            "url_base": accepted.url(""),
+            "hold_ms": str(hold),
+        }
         meta = (
             UrlServers(ports={"declined": declined.port, "accepted": accepted.port}),
             ProbeOptions(client=tuple(self.options.client or ()), hold_ms=hold),
@@ -59,7 +64,7 @@ class UrlModeScenario:
                     sink(row)
                 run = cap.new_run("contract", {}, scenario=SCENARIO, facts={**params, "hold_ms": hold})
                 declined.run_id = accepted.run_id = run.id
-                self.progress("running the client against six tools, with two URL servers recording every hit")
+                self.progress("running the client against seven tools, with two URL servers recording every hit")
                 cap.run_client(
                     run,
                     list(self.options.client or []),

@@ -179,3 +179,31 @@ def test_before_2025_11_25_an_elicitation_declaration_means_form_only_so_no_url_
     assert meant_in("2025-06-18", declared) == {"elicitation": {}, "sampling": {}}
     assert meant_in("2025-11-25", declared) == declared
     assert meant_in("2025-06-18", {"sampling": {}}) == {"sampling": {}}  # nothing declared is nothing added
+
+
+COMPLETE = {"method": "notifications/elicitation/complete", "params": {"elicitationId": "e-1"}}
+
+
+def notifying(call: ToolCall) -> ToolReply:
+    if call.input_responses:
+        return ToolReply(result={"content": [], "isError": False}, notifications=(COMPLETE,))
+    link = {"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://x.example/"}}
+    return ToolReply(result={"resultType": "input_required", "inputRequests": {"link": link}, "requestState": "s"})
+
+
+def test_a_replys_notifications_go_out_on_the_calls_stream_before_the_calls_answer():
+    tools = (ToolSpec("notifying", "notifies after the answer", {"type": "object"}, notifying),)
+    with start_endpoint(EndpointConfig(tools=tools, answer_timeout_s=3)) as running, httpx.Client(timeout=10) as http:
+        session = open_session(http, running.url, "2025-11-25")
+        seen: list[Any] = []
+        headers = {**session, "accept": "application/json, text/event-stream"}
+        body = rpc("tools/call", {"name": "notifying"}, 7)
+        with http.stream("POST", running.url, json=body, headers=headers) as response:
+            for message in events(response.iter_lines()):
+                seen.append(message)
+                if "method" in message and "id" in message:
+                    answer = {"jsonrpc": "2.0", "id": message["id"], "result": {"action": "accept"}}
+                    assert http.post(running.url, json=answer, headers=session).status_code == 202
+    assert [m.get("method") for m in seen] == ["elicitation/create", COMPLETE["method"], None]
+    assert seen[1] == {"jsonrpc": "2.0", **COMPLETE}
+    assert seen[2]["id"] == 7 and seen[2]["result"]["isError"] is False

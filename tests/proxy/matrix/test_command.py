@@ -36,6 +36,8 @@ def test_it_takes_files_and_globs_like_judge(tmp_path: Path):
     assert code == 0
     assert sorted(p.name for p in (tmp_path / "s" / "cases").iterdir()) == [
         "elicitation-url-mode-py-sdk",
+        "elicitation-url-mode-py-sdk-2025-06-18",
+        "elicitation-url-mode-py-sdk-2025-11-25",
         "elicitation-url-mode-py-sdk-stdio",
         "mrtr-provenance-toy-flawed",
     ]

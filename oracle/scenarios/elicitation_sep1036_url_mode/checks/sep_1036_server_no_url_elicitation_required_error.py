@@ -6,9 +6,28 @@ from collections.abc import Iterator
 
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
-from backchannel.recordings.model import Recording
+from backchannel.oracle.session.facts import sessions
+from backchannel.recordings.model import Message, Recording
 
 from ..facts import BOTH_MODES, SCENARIO, SPEC, URL_ELICITATION_REQUIRED, URL_TOOL, gate, probe, stopped, unanswered
+
+LEGACY_ERAS = ("2025-06-18", "2025-11-25")
+
+
+def spoken_in_2025(rec: Recording) -> set[tuple[str | None, int]]:
+    """The (run, seq) of every message the session facts place in a 2025 era: there -32042 is still legitimate
+    (2025-11-25 defines it), so this 2026-07-28 rule never counts it."""
+    return {
+        (sent.message.run_id, sent.message.seq)
+        for session in sessions(rec)
+        for sent in session.sent
+        if sent.era in LEGACY_ERAS
+    }
+
+
+def counts(message: Message, legacy: set[tuple[str | None, int]]) -> bool:
+    """A server message this rule judges: sent to the client in a 2026-07-28 exchange (or one of unknown era)."""
+    return message.direction == "to-client" and (message.run_id, message.seq) not in legacy
 
 
 def _code(payload: object) -> object:
@@ -27,7 +46,9 @@ def _code(payload: object) -> object:
 def judge(rec: Recording) -> Iterator[Finding]:
     """The 2026-07-28 base protocol lists codes of earlier revisions that implementations must not emit any more;
     -32042 (URL elicitation required, 2025-11-25 only) is one. Every message the server sent in every run of the
-    scenario is searched for it (a server ported from 2025-11-25 returns it where an InputRequiredResult belongs)."""
+    scenario is searched for it (a server ported from 2025-11-25 returns it where an InputRequiredResult belongs).
+    Era: 2026-07-28 only: a message of a 2025 session (by the session facts' era of each message) is not counted,
+    since 2025-11-25 defines -32042 and a server may answer a 2025 call with it."""
     stop = gate(rec)
     if stop is not None:
         yield stop
@@ -41,8 +62,9 @@ def judge(rec: Recording) -> Iterator[Finding]:
         yield unanswered(calls, f"{URL_TOOL} got no JSON-RPC answer to a client declaring both modes")
         return
     seen, bad = 0, []
+    legacy = spoken_in_2025(rec)
     for message in rec.messages:
-        if message.direction != "to-client":
+        if not counts(message, legacy):
             continue
         seen += 1
         if _code(message.payload) == URL_ELICITATION_REQUIRED:

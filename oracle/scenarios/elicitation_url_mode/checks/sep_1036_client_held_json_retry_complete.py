@@ -22,5 +22,6 @@ from ..held_retry import judge_held
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """After the URL accept, the server holds the retry's answer (5 s by default) and sends no bytes until it is
-    ready. A flow check: the spec lets servers block; a client that closes the request early fails."""
+    ready. A flow check: the spec lets servers block; a client that closes the request early fails. Era: 2026-07-28
+    only (a 2025 client has no retry to hold: SKIP mrtr-only)."""
     yield from judge_held(rec, "held_json", "json")

@@ -22,5 +22,6 @@ from ..held_retry import judge_held
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """After the URL accept, the server holds the retry's answer on an SSE stream with keep-alive comments (and
-    progress notifications when the client sent a progressToken). A client that closes the stream early fails."""
+    progress notifications when the client sent a progressToken). A client that closes the stream early fails.
+    Era: 2026-07-28 only (a 2025 client has no retry to hold: SKIP mrtr-only)."""
     yield from judge_held(rec, "held_sse", "sse")

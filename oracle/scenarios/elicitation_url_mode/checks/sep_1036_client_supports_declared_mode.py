@@ -17,11 +17,13 @@ from ..facts import SCENARIO, SPEC, contract_run
     level="MUST",
     spec=f"{SPEC}/client/elicitation#capabilities",
     title="A declared elicitation capability names form or url (or is empty, meaning form)",
-    eras=("2026-07-28",),
+    eras=("2026-07-28", "2025-11-25", "2025-06-18"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients declaring the elicitation capability MUST support at least one mode. An empty object means form
-    only and passes; the only failure is a declaration that names neither form nor url, on any request."""
+    only and passes; the only failure is a declaration that names neither form nor url, on any request. Eras:
+    every one (2026-07-28 declares per request in `_meta`; 2025-11-25 and 2025-06-18 in `initialize`, where
+    2025-06-18, which has only form mode, is judged by the same rule: an empty object or one naming a mode)."""
     run = contract_run(rec)
     if run is None:
         yield Finding.errored("incomplete-recording", "the recording has no contract run")
@@ -33,6 +35,8 @@ def judge(rec: Recording) -> Iterator[Finding]:
         params = message.payload.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
         caps = meta.get("io.modelcontextprotocol/clientCapabilities") if isinstance(meta, dict) else None
+        if message.method == "initialize" and isinstance(params, dict):
+            caps = params.get("capabilities")  # the 2025 eras declare once, in the handshake
         if not isinstance(caps, dict) or "elicitation" not in caps:
             continue
         declared += 1

@@ -8,7 +8,8 @@ from backchannel.oracle.model import Finding
 from backchannel.oracle.registry import check
 from backchannel.recordings.model import Recording
 
-from ..facts import SCENARIO, SPEC, contract_run, rounds
+from ..eras import run_era
+from ..facts import SCENARIO, SPEC, contract_run, legacy, rounds
 
 TOOLS = ("url_rounds", "url_and_form", "missing_mode", "form_only", "held_json", "held_sse")
 
@@ -23,10 +24,18 @@ TOOLS = ("url_rounds", "url_and_form", "missing_mode", "form_only", "held_json",
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """If an InputRequiredResult carries requestState, the client MUST echo exactly that value on its retry (and
-    send none when there was none). A stale state is named by the round it came from."""
+    send none when there was none). A stale state is named by the round it came from. Era: 2026-07-28 only (in a
+    2025 era the server keeps the state itself and the client never sees one: SKIP mrtr-only)."""
     run = contract_run(rec)
     if run is None:
         yield Finding.errored("incomplete-recording", "the recording has no contract run")
+        return
+    if legacy(rec, run):
+        yield Finding.skipped(
+            "mrtr-only",
+            f"the run spoke {run_era(rec, run)}: requestState is 2026-07-28's (MRTR); a 2025 client never sees one",
+            run=run.id,
+        )
         return
     checked = 0
     for tool in TOOLS:

@@ -100,6 +100,13 @@ function answerFor(mode, message) {
     return { action: 'accept', content: { confirmed: true } };
 }
 
+// The URL-mode elicitations a -32042 error (2025-11-25's URLElicitationRequiredError) names; undefined: not one.
+function requiredElicitations(err) {
+    if (!(err instanceof ProtocolError) || err.code !== -32042) return undefined;
+    const found = err.elicitations ?? err.data?.elicitations;
+    return Array.isArray(found) ? found.filter(e => e && typeof e === 'object') : [];
+}
+
 function errorLine(err) {
     // MCP (JSON-RPC) errors carry a numeric code; the SDK's own failures a string code such as InvalidResult
     if (err instanceof ProtocolError || err instanceof SdkError) return `error: ${err.code} ${printable(err.message)}`;
@@ -131,10 +138,23 @@ async function run({ url, tool, mode, stdio }) {
     try {
         const listed = (await client.listTools()).tools.map(t => t.name);
         // every tool at once, as the contract allows, so servers that hold a retry open do not add up
+        // one call; after a -32042 the URLs it names are shown (never opened) and the call is retried once
+        const attempt = async name => {
+            try {
+                return await client.callTool({ name, arguments: {} });
+            } catch (err) {
+                const required = requiredElicitations(err);
+                if (required === undefined) throw err;
+                const server = client.getServerVersion()?.name;
+                for (const each of required) console.log(renderRequest(server, origin, 'url', each.message, String(each.url)));
+                console.log(`[-32042 for ${printable(name)}: ${required.length} URL(s) shown, none opened; retrying the call once]`);
+                return await client.callTool({ name, arguments: {} });
+            }
+        };
         await Promise.all((tool ? [tool] : listed).map(async name => {
             let result;
             try {
-                result = await client.callTool({ name, arguments: {} });
+                result = await attempt(name);
             } catch (err) {
                 // one tool failing must not hide what the others do
                 console.error(`${errorLine(err)} [tool ${printable(name)}]`);

@@ -410,3 +410,41 @@ def test_a_bad_or_doubled_server_choice_is_a_usage_error(args):
     run = run_driver([*py_driver(), *args])
     assert run.exit_code == 2
     assert "usage:" in run.stderr
+
+
+# ---- -32042 (2025-11-25's URLElicitationRequiredError), shared with test_ts_sdk.py ----
+
+REQUIRED_URL = "https://accounts.example.com/connect?ref=r-1"
+
+
+@contextmanager
+def required_endpoint() -> Iterator[tuple[RunningEndpoint, list[ToolCall]]]:
+    """One tool, `export`, answering -32042 naming one URL on its first call and its result on every later one."""
+    seen: list[ToolCall] = []
+
+    def export(call: ToolCall) -> ToolReply:
+        seen.append(call)
+        if len(seen) > 1:
+            return ToolReply(result=_text("exported"))
+        elicitation = {"mode": "url", "elicitationId": "e-1", "url": REQUIRED_URL, "message": "Authorize the export"}
+        return ToolReply(error={"code": -32042, "message": "URL required", "data": {"elicitations": [elicitation]}})
+
+    tools = (ToolSpec("export", "answers -32042 first", {"type": "object"}, export),)
+    with start_endpoint(EndpointConfig(tools=tools, server_name=SERVER_NAME, era="2025-11-25")) as running:
+        yield running, seen
+
+
+def assert_minus_32042_shown_and_retried_once(run: DriverRun, seen: list[ToolCall]) -> None:
+    assert run.exit_code == 0, run.stderr
+    assert [c.protocol_version for c in seen] == ["2025-11-25", "2025-11-25"]  # the call and one retry
+    fence = run.fence_for("Authorize the export")
+    assert fence[0].endswith("url mode — untrusted text follows]")
+    assert f"  url (shown, not opened): {REQUIRED_URL}" in fence
+    assert "[-32042 for export: 1 URL(s) shown, none opened; retrying the call once]" in run.stdout
+    assert run.results() == {"export": "exported"}
+
+
+def test_a_minus_32042_has_its_url_shown_and_the_call_retried_once():
+    with required_endpoint() as (running, seen):
+        run = run_driver([*py_driver(), running.url, "--tool", "export"])
+    assert_minus_32042_shown_and_retried_once(run, seen)

@@ -26,12 +26,14 @@ from tests.proxy.clients.drivers.test_py_sdk import (
     assert_forged_fence_end_stays_inside,
     assert_form_answered_with_confirmed,
     assert_mcp_error_reported_and_exit_1,
+    assert_minus_32042_shown_and_retried_once,
     assert_modeless_is_form,
     assert_rendering_is_attributed_and_fenced,
     assert_stdio_contract,
     assert_url_accepted_without_content_and_never_opened,
     bridge_argv_json,
     contract_endpoint,
+    required_endpoint,
     run_driver,
 )
 
@@ -194,3 +196,9 @@ def test_a_bad_or_doubled_server_choice_is_a_usage_error(args):
     run = run_driver([*ts_driver(), *args])
     assert run.exit_code == 2
     assert "usage: node ts_sdk.mjs" in run.stderr
+
+
+def test_a_minus_32042_has_its_url_shown_and_the_call_retried_once():
+    with required_endpoint() as (running, seen):
+        run = run_driver([*ts_driver(), running.url, "--tool", "export", "--mode", "legacy"])
+    assert_minus_32042_shown_and_retried_once(run, seen)

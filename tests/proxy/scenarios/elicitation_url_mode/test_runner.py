@@ -11,7 +11,7 @@ import pytest
 from backchannel.oracle import all_checks, judge
 from backchannel.recordings import load
 from tests.clients.contract_client import BREAKS
-from tests.clients.recordings import BREAK_FAILS, CHECKS, SCENARIO, URL_CHECKS, run_variant
+from tests.clients.recordings import BREAK_FAILS, CHECKS, ERA_2025_CHECKS, SCENARIO, URL_CHECKS, run_variant
 from tests.oracle.reference import contract, recording, results
 
 WALL_LIMIT_S = 15.0
@@ -20,19 +20,29 @@ DEFAULT_HOLD_S = 5.0
 
 
 def statuses(variant: str) -> dict[str, str]:
-    return {check: result.status for check, result in results(contract(variant)).items()}
+    """The 2026-07-28 checks' statuses (the 2025-11-25-only ones: test_the_2025_only_checks_skip_...)."""
+    return {check: result.status for check, result in results(contract(variant)).items() if check in CHECKS}
 
 
-def test_the_scenario_has_exactly_the_nine_checks_and_every_break_names_its_own():
-    assert {c.id for c in all_checks().values() if c.scenario == SCENARIO} == CHECKS
+def test_the_scenario_has_the_nine_checks_of_this_client_and_two_2025_ones_and_every_break_names_its_own():
+    assert {c.id for c in all_checks().values() if c.scenario == SCENARIO} == CHECKS | ERA_2025_CHECKS
     assert set(BREAK_FAILS) == set(BREAKS)
     assert {check for failed in BREAK_FAILS.values() for check in failed} == CHECKS
 
 
 def test_the_contract_client_passes_all_nine_checks():
-    found = results(contract("correct"))
+    found = {check: r for check, r in results(contract("correct")).items() if check in CHECKS}
     assert set(found) == CHECKS
     assert {check: r.status for check, r in found.items() if r.status != "PASS"} == {}
+
+
+@pytest.mark.parametrize("variant", ["correct", "form-only", *sorted(BREAK_FAILS)])
+def test_the_2025_only_checks_skip_every_2026_variant_with_the_eras_reason(variant):
+    found = results(contract(variant))
+    wanted = "mode-not-declared" if variant == "form-only" else "removed-in-2026"
+    assert {check: (found[check].status, found[check].reason) for check in ERA_2025_CHECKS} == dict.fromkeys(
+        ERA_2025_CHECKS, ("SKIP", wanted)
+    )
     [run] = recording(contract("correct")).runs
     assert (run.name, run.exit_code) == ("contract", 0)
 
@@ -48,7 +58,7 @@ def test_each_break_fails_exactly_its_own_checks_and_passes_the_rest(variant):
 
 
 def test_a_form_only_client_is_skipped_on_the_url_checks_and_never_failed():
-    found = results(contract("form-only"))
+    found = {check: r for check, r in results(contract("form-only")).items() if check in CHECKS}
     assert set(found) == CHECKS
     assert {check: (r.status, r.reason) for check, r in found.items() if check in URL_CHECKS} == {
         check: ("SKIP", "mode-not-declared") for check in URL_CHECKS
@@ -90,7 +100,8 @@ def test_the_whole_scenario_with_the_default_five_second_holds_finishes_well_ins
     assert run.detail.facts["hold_ms"] == 5000
     held = [x for x in rec.exchanges if x.t_end is not None and x.t_request is not None]
     assert sum(1 for x in held if x.t_end - x.t_request >= DEFAULT_HOLD_S - 0.1) == 2  # both holds really waited
-    assert {r.id: r.status for r in judge(rec).results if r.scenario != "session"} == dict.fromkeys(CHECKS, "PASS")
+    judged = {r.id: r.status for r in judge(rec).results if r.scenario != "session"}
+    assert judged == {**dict.fromkeys(CHECKS, "PASS"), **dict.fromkeys(ERA_2025_CHECKS, "SKIP")}
     # the scenario itself (first run's start to last run's end, on the recording's clock) keeps its headroom; the
     # whole call (mitmdump and the endpoint starting, beside other tests on a shared core) stays inside the budget
     span = max(r.ended_at or 0.0 for r in rec.runs) - min(r.started_at or 0.0 for r in rec.runs)

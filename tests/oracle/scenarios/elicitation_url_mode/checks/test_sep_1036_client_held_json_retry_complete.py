@@ -1,4 +1,4 @@
-from tests.oracle.reference import contract, recording, results
+from tests.oracle.reference import contract, legacy_contract, recording, results
 
 CHECK = "sep-1036-client-held-json-retry-complete"
 TOOL = "held_json"
@@ -27,3 +27,10 @@ def test_it_skips_a_form_only_client():
     result = results(contract("form-only"))[CHECK]
     assert (result.status, result.reason) == ("SKIP", "mode-not-declared")
     assert TOOL in result.message
+
+
+def test_in_2025_it_skips_there_is_no_retry_to_hold():
+    for name in (legacy_contract("correct"), "elicitation-url-mode-ts-sdk-2025-11-25"):
+        result = results(name)[CHECK]
+        assert (result.status, result.reason) == ("SKIP", "mrtr-only"), name
+        assert result.message.startswith("the run spoke 2025-11-25: this check judges a 2026-07-28 (MRTR) retry")

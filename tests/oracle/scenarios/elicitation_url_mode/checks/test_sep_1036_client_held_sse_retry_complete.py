@@ -4,7 +4,7 @@ from contextlib import closing
 
 from backchannel.oracle import judge
 from backchannel.recordings import Recording, load
-from tests.oracle.reference import contract, path, recording, results
+from tests.oracle.reference import contract, legacy_contract, path, recording, results
 
 CHECK = "sep-1036-client-held-sse-retry-complete"
 TOOL = "held_sse"
@@ -67,3 +67,9 @@ def test_closing_the_stream_after_the_answer_arrived_is_not_closing_it_early(tmp
 def test_a_disconnect_recorded_before_the_answer_passed_still_fails(tmp_path):
     [result] = [r for r in judge(_with_disconnect_after_answer(tmp_path, -0.5)).results if r.id == CHECK]
     assert result.status == "FAIL"
+
+
+def test_in_2025_it_skips_there_is_no_retry_to_hold():
+    for name in (legacy_contract("correct-2025-06-18"), "elicitation-url-mode-py-sdk-2025-06-18"):
+        result = results(name)[CHECK]
+        assert (result.status, result.reason) == ("SKIP", "mrtr-only"), name

@@ -1,4 +1,4 @@
-from tests.oracle.reference import contract, recording, results
+from tests.oracle.reference import contract, legacy_contract, recording, results
 
 CHECK = "sep-1036-client-no-url-prefetch"
 
@@ -23,3 +23,22 @@ def test_it_fails_a_client_that_fetches_the_declined_url_and_counts_only_hits_af
 def test_it_skips_a_form_only_client():
     result = results(contract("form-only"))[CHECK]
     assert (result.status, result.reason) == ("SKIP", "mode-not-declared")
+
+
+def test_in_2025_11_25_it_passes_a_client_that_fetches_nothing():
+    result = results(legacy_contract("correct"))[CHECK]
+    assert (result.status, result.message) == (
+        "PASS",
+        "no request reached the declined URL's server after it was offered",
+    )
+    assert [e.note for e in result.evidence] == ["DECLINE request", "-32042 naming a URL"]
+
+
+def test_in_2025_11_25_it_fails_a_fetch_of_the_declined_url_and_of_the_minus_32042_url():
+    result = results(legacy_contract("no-url-prefetch"))[CHECK]
+    assert result.status == "FAIL"
+    assert result.message == "the declined URL was fetched 2 time(s): GET /link/required, GET /link/round-1"
+
+
+def test_in_2025_06_18_it_skips_there_is_no_url_mode():
+    assert results(legacy_contract("correct-2025-06-18"))[CHECK].reason == "no-url-mode"

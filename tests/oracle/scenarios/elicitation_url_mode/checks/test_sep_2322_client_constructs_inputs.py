@@ -1,4 +1,4 @@
-from tests.oracle.reference import contract, evidence_payloads, recording, results
+from tests.oracle.reference import contract, evidence_payloads, legacy_contract, recording, results
 
 CHECK = "sep-2322-client-constructs-inputs"
 
@@ -27,3 +27,25 @@ def test_it_fails_a_client_that_resends_the_previous_rounds_answers():
 def test_it_skips_a_form_only_client_that_the_server_refused_with_32021():
     result = results(contract("form-only"))[CHECK]
     assert (result.status, result.reason) == ("SKIP", "mode-not-declared")
+
+
+def test_in_2025_11_25_it_passes_three_server_requests_each_answered_anew():
+    result = results(legacy_contract("correct"))[CHECK]
+    assert result.status == "PASS", result.message
+    assert result.message == "all 3 elicitation/create requests answered anew, round 3 declined"
+    answers = [p["result"] for p in evidence_payloads(recording(legacy_contract("correct")), result)]
+    assert answers == [{"action": "accept"}, {"action": "accept"}, {"action": "decline"}]
+
+
+def test_in_2025_11_25_it_fails_a_client_that_answers_round_three_from_round_ones_answer():
+    result = results(legacy_contract("constructs-inputs"))[CHECK]
+    assert result.status == "FAIL"
+    assert result.message.startswith("round 3 asked with message 'DECLINE: this page must not be opened (round 3).': "
+                                     "expected decline, got accept")  # fmt: skip
+    [answer] = evidence_payloads(recording(legacy_contract("constructs-inputs")), result)
+    assert answer["result"] == {"action": "accept"}
+
+
+def test_in_2025_06_18_it_skips_there_is_no_url_mode():
+    result = results(legacy_contract("correct-2025-06-18"))[CHECK]
+    assert (result.status, result.reason) == ("SKIP", "no-url-mode")

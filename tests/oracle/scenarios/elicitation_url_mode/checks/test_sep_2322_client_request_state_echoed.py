@@ -1,4 +1,4 @@
-from tests.oracle.reference import contract, recording, results
+from tests.oracle.reference import contract, legacy_contract, recording, results
 
 CHECK = "sep-2322-client-request-state-echoed"
 
@@ -32,3 +32,10 @@ def test_it_fails_a_client_that_echoes_round_ones_state_on_the_round_two_retry()
     ]
     assert retry["params"]["requestState"] == states[0] != states[1]
     assert set(retry["params"]["inputResponses"]) == {"url_2"}
+
+
+def test_in_2025_it_skips_a_2025_client_never_sees_a_request_state():
+    for variant in ("correct", "correct-2025-06-18"):
+        result = results(legacy_contract(variant))[CHECK]
+        assert (result.status, result.reason) == ("SKIP", "mrtr-only"), variant
+    assert results("elicitation-url-mode-py-sdk-2025-11-25")[CHECK].reason == "mrtr-only"
