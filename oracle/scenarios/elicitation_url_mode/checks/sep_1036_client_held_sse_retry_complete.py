@@ -18,7 +18,7 @@ from ..held_retry import judge_held
     level="SHOULD",
     spec=f"{SPEC}/client/elicitation#url-mode-flow",
     title="A retry held open on SSE (keep-alives, progress) is waited for",
-    eras=("2026-07-28",),
+    eras=("2026-07-28", "2025-11-25", "2025-06-18"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """After the URL accept, the server holds the retry's answer on an SSE stream with keep-alive comments (and

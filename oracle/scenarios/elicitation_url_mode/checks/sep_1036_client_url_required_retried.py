@@ -19,7 +19,7 @@ SPEC_2025 = "https://modelcontextprotocol.io/specification/2025-11-25/client/eli
     scenario=SCENARIO,
     level="SHOULD",
     spec=f"{SPEC_2025}#url-mode-with-elicitation-required-error-flow",
-    eras=("2025-11-25",),
+    eras=("2026-07-28", "2025-11-25", "2025-06-18"),
     title="A call answered -32042 is retried and gets its result (contract; the spec makes the retry optional)",
 )
 def judge(rec: Recording) -> Iterator[Finding]:

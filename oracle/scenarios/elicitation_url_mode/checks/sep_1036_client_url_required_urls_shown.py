@@ -21,7 +21,7 @@ AMBIGUOUS_S = 0.25  # a terminal read is a little after the write: this close to
     scenario=SCENARIO,
     level="MUST",
     spec=f"{SPEC_2025}#safe-url-handling",
-    eras=("2025-11-25",),
+    eras=("2026-07-28", "2025-11-25", "2025-06-18"),
     title="Each URL a -32042 error names is shown in full before the client acts on it",
 )
 def judge(rec: Recording) -> Iterator[Finding]:

@@ -20,7 +20,7 @@ TOOLS = ("url_rounds", "url_and_form", "missing_mode", "form_only", "held_json",
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr#client-requirements",
     title="A retry echoes the newest requestState exactly",
-    eras=("2026-07-28",),
+    eras=("2026-07-28", "2025-11-25", "2025-06-18"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """If an InputRequiredResult carries requestState, the client MUST echo exactly that value on its retry (and
