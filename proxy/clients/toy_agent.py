@@ -37,6 +37,7 @@ from backchannel.proxy.clients.toy_agent_core import (
     UsageError,
     run_call,
 )
+from backchannel.proxy.clients.toy_agent_sampling import run_sampling
 from backchannel.proxy.clients.toy_agent_shapes import (
     HELP_FLAG,
     REFUSED_HELP,
@@ -44,7 +45,6 @@ from backchannel.proxy.clients.toy_agent_shapes import (
     run_method_flags,
     shape_help,
 )
-from backchannel.proxy.clients.toy_agent_sampling import run_sampling
 from backchannel.proxy.clients.toy_agent_ui import run_ui
 from backchannel.proxy.clients.toy_agent_url_first import URL_FIRST, dispatch_url_first
 

@@ -126,8 +126,9 @@ class SamplingAgent(Agent):
             return self.sample(params, server, origin)
         if method == "elicitation/create":
             self.fence("form request", str(params.get("message", "")), server, origin)
-            accepted = self.ask(ASK_FORM)
-            return {"result": {"action": "accept", "content": {"confirmed": True}} if accepted else {"action": "decline"}}
+            if not self.ask(ASK_FORM):
+                return {"result": {"action": "decline"}}
+            return {"result": {"action": "accept", "content": {"confirmed": True}}}
         if method == "roots/list":
             return {"result": {"roots": []}}
         return {"error": {"code": -32601, "message": f"unsupported request {neutralise(str(method))}"}}

@@ -96,6 +96,10 @@ def _handshake(messages: list[Message], before: int) -> tuple[str, dict[str, Any
     return version, declared
 
 
+def _answers(call: Message) -> dict[str, Any]:
+    return _dict(_dict(_dict(call.payload).get("params")).get("inputResponses"))
+
+
 def _modern(call: Message) -> tuple[str, dict[str, Any]]:
     meta = _dict(_dict(_dict(call.payload).get("params")).get("_meta"))
     version = meta.get(META_VERSION)
@@ -129,8 +133,9 @@ def asked_in(rec: Recording, run: Run, tool: str, method: str = SAMPLING) -> lis
         for key, request in requests.items():
             if _dict(request).get("method") != method:
                 continue
-            retry = next((c for c in calls.values() if tool_of(c) == tool and c.seq > m.seq
-                          and key in _dict(_dict(_dict(c.payload).get("params")).get("inputResponses"))), None)  # fmt: skip
+            retry = next(
+                (c for c in calls.values() if tool_of(c) == tool and c.seq > m.seq and key in _answers(c)), None
+            )
             params = _dict(_dict(request).get("params"))
             found.append(Asked(tool, call, m, key, method, params, retry, False, era, declared))
     return found
@@ -162,5 +167,7 @@ def exercised(rec: Recording, tool: str) -> tuple[Run, Asked] | Finding:
             return run, found[0]
     run = runs[-1]
     if any(refused(rec, each, tool) for each in runs):
-        return Finding.skipped("sampling-not-declared", "the client did not declare sampling: none was sent", run=run.id)
+        return Finding.skipped(
+            "sampling-not-declared", "the client did not declare sampling: none was sent", run=run.id
+        )
     return Finding.skipped("tool-not-called", f"the client never got {tool}'s sampling request", run=run.id)

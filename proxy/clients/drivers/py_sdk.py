@@ -155,7 +155,9 @@ def sampling_text(params: CreateMessageRequestParams) -> str:
         blocks = message.content if isinstance(message.content, list) else [message.content]
         for block in blocks:
             text = getattr(block, "text", None)
-            lines.append(f"{message.role}: {text}" if isinstance(text, str) else f"{message.role}: [{block.type} block]")
+            lines.append(
+                f"{message.role}: {text}" if isinstance(text, str) else f"{message.role}: [{block.type} block]"
+            )
     return "\n".join(lines)
 
 
@@ -231,7 +233,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tool", help="call only this tool (default: every listed tool once, in order)")
     parser.add_argument("--mode", choices=MODES, default="auto", help="the SDK's era negotiation (default auto)")
     parser.add_argument(
-        "--sampling-reply", metavar="TEXT", help="declare sampling and answer every request with TEXT (a stand-in model)"
+        "--sampling-reply",
+        metavar="TEXT",
+        help="declare sampling and answer every request with TEXT (a stand-in model)",
     )
     args = parser.parse_args(argv)
     if sum(given is not None for given in (args.url, args.stdio_argv, args.mcp_config)) != 1:

@@ -71,7 +71,9 @@ def judge(rec: Recording) -> Iterator[Finding]:
     options = ProbeOptions.read(rec.meta)
     if options is not None and options.stdin:
         yield Finding.skipped(
-            "typing-not-observable", "input was given on stdin: whether the client asked first cannot be seen", run=run.id
+            "typing-not-observable",
+            "input was given on stdin: whether the client asked first cannot be seen",
+            run=run.id,
         )
         return
     yield Finding.warned(

@@ -66,6 +66,8 @@ def _judge_run(rec: Recording, run: Run, named: list[Evidence], unnamed: list[Ev
             while at >= 0:
                 ok = any(name in stream.data[max(0, at - WINDOW) : at] for name in names)
                 note = "server named" if ok else "no server name or origin before it"
-                cited = Evidence(kind="terminal", run=run.id, stream=stream.name, offset=at, length=len(needle), note=note)
+                cited = Evidence(
+                    kind="terminal", run=run.id, stream=stream.name, offset=at, length=len(needle), note=note
+                )
                 (named if ok else unnamed).append(cited)
                 at = stream.data.find(needle, at + 1)

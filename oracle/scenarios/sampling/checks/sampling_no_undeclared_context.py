@@ -36,7 +36,9 @@ def judge(rec: Recording) -> Iterator[Finding]:
         return
     run, asked = found
     if "context" in (asked.sampling_declared or {}):
-        yield Finding.skipped("context-declared", "the client declared sampling.context: context is allowed", run=run.id)
+        yield Finding.skipped(
+            "context-declared", "the client declared sampling.context: context is allowed", run=run.id
+        )
         return
     if asked.answer is None:
         yield Finding.skipped("not-answered", "the client returned no answer to the request", run=run.id)

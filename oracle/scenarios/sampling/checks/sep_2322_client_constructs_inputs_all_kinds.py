@@ -8,6 +8,7 @@ from typing import Any
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
 from backchannel.oracle.scenarios.elicitation_ui.facts import judged_runs, tool_of
+from backchannel.oracle.terminal import screens_in
 from backchannel.recordings.model import Message, Recording, Run
 
 from ..facts import SCENARIO
@@ -35,9 +36,10 @@ def judge(rec: Recording) -> Iterator[Finding]:
     """2026-07-28: check_everything answers `input_required` with one request of every kind the call declared
     (elicitation form, sampling, roots/list). The client's retry must carry an answer for every key of the round
     (the same family as `sep-2322-client-constructs-inputs`: each input request answered by constructing its
-    response). FAIL when the first retry leaves a key out, or no retry comes. SKIP: in the 2025 eras (each request
-    is a server request of its own; there is no round to answer whole), and when the client declared fewer than two
-    of the three kinds (no mixed round was sent)."""
+    response). FAIL when the first retry leaves a key out, or no retry comes with no user step after the round
+    arrived (a client that asked its user and then gave the call up was denied by the user: SKIP). SKIP: in the
+    2025 eras (each request is a server request of its own; there is no round to answer whole), and when the
+    client declared fewer than two of the three kinds (no mixed round was sent)."""
     runs = judged_runs(rec)
     if isinstance(runs, Finding):
         yield runs
@@ -64,6 +66,14 @@ def _judged(rec: Recording, run: Run) -> Finding | None:
         retry = next((c for c in calls.values() if c.seq > m.seq), None)
         asked = _cite(m, f"one round asking {sorted(requests)} ({', '.join(kinds)})")
         if retry is None:
+            denied = [s for s in screens_in(rec, run.id) if s.reason == "answered" and (s.t or 0) >= (m.t or 0)]
+            if denied:  # the user was asked and the client gave the call up: the user's choice, not a broken round
+                return Finding.skipped(
+                    "user-step-then-no-retry",
+                    f"the user answered a prompt ({denied[0].answer_text!r}) and the client gave the round up",
+                    asked,
+                    run=run.id,
+                )
             return Finding.failed(f"the client never retried the round asking {sorted(requests)}", asked, run=run.id)
         answered = _dict(_dict(_dict(retry.payload).get("params")).get("inputResponses"))
         missing = sorted(set(requests) - set(answered))
