@@ -14,7 +14,8 @@ out, and decides from the capabilities of the request in hand (2026-07-28: its `
   there, where a JSON-RPC error can answer it; backchannel's endpoint is the staged side and is not judged. In
   2025-06-18 the fields do not exist, so none are sent;
 - `check_everything` (2026-07-28 only) asks, in one round, for every kind the request declared (a form
-  elicitation, a sampling request, roots/list); a retry that leaves keys out gets a second round with those keys.
+  elicitation, a sampling request, roots/list); a retry that leaves keys out gets another round with only those
+  keys (its requestState names them), up to one round per kind.
 """
 
 from __future__ import annotations
@@ -61,20 +62,25 @@ def _refused(call: ToolCall) -> ToolReply | None:
     return ToolReply(error=error, http_status=400)
 
 
-def _state(call: ToolCall, step: int = 1) -> str:
-    return f"smp.{call.name}.{step}.{secrets.token_hex(4)}"
+def _state(call: ToolCall, step: int = 1, wanted: tuple[str, ...] = ()) -> str:
+    """`smp.<tool>.<step>.<random>`, then the keys the round asked (`+`-joined) when a later round must know them."""
+    return ".".join((f"smp.{call.name}.{step}.{secrets.token_hex(4)}", *(["+".join(wanted)] if wanted else [])))
+
+
+def _parts(call: ToolCall) -> list[str]:
+    parts = (call.request_state or "").split(".")
+    ours = len(parts) in (4, 5) and parts[0] == "smp" and parts[1] == call.name and parts[2].isdigit()
+    return parts if ours else []
 
 
 def _step(call: ToolCall) -> int:
-    parts = (call.request_state or "").split(".")
-    ours = len(parts) == 4 and parts[0] == "smp" and parts[1] == call.name and parts[2].isdigit()
-    return int(parts[2]) if ours else 0
+    parts = _parts(call)
+    return int(parts[2]) if parts else 0
 
 
 def _ask(call: ToolCall, requests: dict[str, Any], step: int = 1) -> ToolReply:
-    return ToolReply(
-        result={"resultType": "input_required", "inputRequests": requests, "requestState": _state(call, step)}
-    )
+    state = _state(call, step, tuple(requests) if call.name == payloads.ALL_KINDS_TOOL else ())
+    return ToolReply(result={"resultType": "input_required", "inputRequests": requests, "requestState": state})
 
 
 def sampling_request(text: str, **extra: Any) -> dict[str, Any]:
@@ -153,15 +159,16 @@ def check_everything(call: ToolCall) -> ToolReply:
     if len(kinds) < 2:
         return _text(f"{call.name}: the client declared {kinds or 'no input kind'}: fewer than two kinds to mix")
     keys = {payloads.ALL_KINDS_KEYS[kind]: kind for kind in kinds}
-    step = _step(call)
+    step, parts = _step(call), _parts(call)
     if step == 0:
         return _ask(call, {key: _kind_request(kind, call.nonce) for key, kind in keys.items()})
-    missing = [key for key in keys if key not in (call.input_responses or {})]
+    asked = [key for key in (parts[4].split("+") if len(parts) == 5 else keys) if key in keys]
+    missing = [key for key in asked if key not in (call.input_responses or {})]
     if not missing:
-        return _text(f"{call.name}: every request answered")
-    if step >= 2:
-        return _text(f"{call.name}: {missing} still unanswered after a second round", error=True)
-    return _ask(call, {key: _kind_request(keys[key], call.nonce) for key in missing}, step=2)
+        return _text(f"{call.name}: every request answered" + (f" (in {step} rounds)" if step > 1 else ""))
+    if step >= len(keys):
+        return _text(f"{call.name}: {missing} still unanswered after {step} rounds", error=True)
+    return _ask(call, {key: _kind_request(keys[key], call.nonce) for key in missing}, step=step + 1)
 
 
 summarize_notes = _sampling_tool(_summary)
