@@ -1,6 +1,7 @@
 """The sampling scenario's committed references: the toy agent's careful sampling client and each of its
 `--sampling-flaw` builds (answered at their prompts under a terminal), in 2026-07-28 and 2025-11-25, the careful
-build denied and in 2025-06-18, and the SDK drivers with a stand-in model (`--sampling-reply`) in every era."""
+build denied and in 2025-06-18, the SDK drivers with a stand-in model (`--sampling-reply`) in every era, and
+fastmcp's CLI."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from backchannel.proxy.clients.drivers.paths import node_driver, py_driver
 from backchannel.proxy.clients.toy_agent_sampling import SAMPLING_FLAWS
-from backchannel.proxy.scenarios.references import TOY, Invocation, Reference, answered, py_sdk, ts_sdk
+from backchannel.proxy.scenarios.references import TOY, Invocation, Reference, answered, fastmcp_cli, py_sdk, ts_sdk
 
 YES = (r"\[y\]es / \[n\]o: =>y\n",)  # every prompt of the toy's sampling client, answered yes
 NO = (r"\[y\]es / \[n\]o: =>n\n",)
@@ -58,6 +59,12 @@ REFERENCES = (
     # the drivers as shipped declare no sampling (no model): every sampling check SKIPs
     Reference("py-sdk", py_sdk, False, "the Python SDK driver as shipped (no sampling declared)"),
     Reference("ts-sdk", ts_sdk, False, "the TypeScript SDK v2 driver as shipped (no sampling declared), --mode auto"),
+    # fastmcp's CLI calls one tool per invocation: summarize_notes, in a 2025 era and in 2026-07-28
+    *(
+        Reference(f"fastmcp{_suffix(era)}", fastmcp_cli("call", "{url}", "summarize_notes", "--auth", "none"), False,
+                  f"fastmcp's CLI calling summarize_notes, check --era {era}", era=era)
+        for era in ERAS[:2]
+    ),
     *(
         Reference(f"{name}-reply{_suffix(era)}", argv, False,
                   f"the {label} driver with --sampling-reply (a stand-in model), check --era {era}", era=era)
