@@ -44,7 +44,7 @@ def test_the_readmes_server_examples_run_exactly_as_written(tmp_path):
         _local(shlex.split(bundled), tmp_path), capture_output=True, text=True, timeout=BOUND, cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
-    assert "34 results: 15 PASS, 0 FAIL, 0 WARN, 19 SKIP, 0 ERROR"  # 7 checks and 27 session rules in done.stdout
+    assert "35 results: 15 PASS, 0 FAIL, 0 WARN, 20 SKIP, 0 ERROR"  # 7 checks and 28 session rules in done.stdout
     assert server_line.endswith(" &")
     with start_server(_local(shlex.split(server_line[:-2]), tmp_path)) as server:
         assert server.url == "http://127.0.0.1:47931/mcp" and server.url in check_line

@@ -50,6 +50,8 @@ SWITCHES: dict[str, str | None] = {
     "schema-invalid": "session-server-wire-schema-valid",  # either era: confirm's content an object, not an array
     "undeclared-sampling": "session-server-requests-declared-capability",  # 2025: summarize sends sampling anyway
     "session-id-space": "server-session-id-visible-ascii",  # 2025: an Mcp-Session-Id with a space in it
+    # either era: summarize's sampling request carries tools and toolChoice, sampling.tools declared or not
+    "sampling-tools-undeclared": "session-server-sampling-tools-declared",
 }
 
 MODERN = "2026-07-28"
@@ -80,6 +82,10 @@ SAMPLE_ASK = {
     "maxTokens": 64,
 }
 EMPTY_SCHEMA = {"type": "object", "properties": {}}
+SAMPLE_TOOLS = {
+    "tools": [{"name": "lookup", "description": "Look a word up", "inputSchema": EMPTY_SCHEMA}],
+    "toolChoice": {"mode": "auto"},
+}
 TOOLS = [
     {"name": "confirm", "description": "Ask the user to confirm a change (a form).", "inputSchema": EMPTY_SCHEMA},
     {"name": "summarize", "description": "Summarize the change (needs sampling).", "inputSchema": EMPTY_SCHEMA},
@@ -292,9 +298,17 @@ class BrokenServer:
             return self._complete(request_id, text_result("summarized"))
         if "sampling" not in capabilities and self.switch != "undeclared-input":
             return self._missing(request_id, "sampling", {"sampling": {}})
-        asked = {SAMPLE_KEY: {"method": "sampling/createMessage", "params": SAMPLE_ASK}}
+        asked = {SAMPLE_KEY: {"method": "sampling/createMessage", "params": self._sample_ask(capabilities)}}
         return self._complete(request_id, {"resultType": "input_required", "inputRequests": asked,
                                            "requestState": SUMMARY_STATE})  # fmt: skip
+
+    def _sample_ask(self, capabilities: dict[str, Any]) -> dict[str, Any]:
+        """summarize's sampling request: with tools only for a client that declared sampling.tools (always, when the
+        switch is sampling-tools-undeclared)."""
+        sampling = capabilities.get("sampling")
+        if self.switch == "sampling-tools-undeclared" or (isinstance(sampling, dict) and "tools" in sampling):
+            return {**SAMPLE_ASK, **SAMPLE_TOOLS}
+        return SAMPLE_ASK
 
     def _modern_confirm(self, request_id: Any, params: dict[str, Any], capabilities: dict[str, Any]) -> Response:
         if not declares_form(capabilities):
@@ -390,7 +404,7 @@ class BrokenServer:
         elif name == "summarize":
             if "sampling" not in session.capabilities and self.switch != "undeclared-sampling":
                 return json_reply(result_of(request_id, text_result("summarize needs sampling", error=True)))
-            ask = {"method": "sampling/createMessage", "params": SAMPLE_ASK}
+            ask = {"method": "sampling/createMessage", "params": self._sample_ask(session.capabilities)}
         else:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {str(name)[:60]}", 200)
         if sum(len(s.pending) for s in self.sessions.values()) >= MAX_PENDING:

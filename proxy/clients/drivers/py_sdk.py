@@ -1,10 +1,14 @@
 """The Python SDK (`mcp` 2.x `Client`) behind the drivers' contract (see `backchannel.proxy.clients.drivers`).
 
 Usage: python -m backchannel.proxy.clients.drivers.py_sdk (URL | --stdio-argv JSON | --mcp-config PATH) [--tool NAME]
-       [--mode auto|legacy|2026-07-28]
+       [--mode auto|legacy|2026-07-28] [--sampling-reply TEXT]
 
 `--stdio-argv '["cmd", "arg", ...]'` instead of URL: the SDK's own stdio transport spawns that command as the
 server (e.g. `backchannel bridge RUN-URL`); the origin shown for its requests is then `stdio`.
+
+`--sampling-reply TEXT`: a host whose model is a fixed stand-in. The driver then declares `sampling` (set by the
+SDK when a sampling callback is given; no `tools`, no `context`), shows each sampling request fenced and attributed
+like an elicitation, and answers it with TEXT. Without it the driver declares no sampling: it has no model.
 
 The protocol logic (era negotiation, MRTR rounds, requestState echo, result validation) is the SDK's; this script
 only chooses the answers and renders what the server asked, so a verdict on its run speaks about the SDK.
@@ -26,7 +30,15 @@ from mcp import Client
 from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp_types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation
+from mcp_types import (
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    ElicitRequestParams,
+    ElicitRequestURLParams,
+    ElicitResult,
+    Implementation,
+    TextContent,
+)
 
 DRIVER_NAME = "backchannel-py-sdk-driver"
 DRIVER_VERSION = "0.1.0"
@@ -141,7 +153,37 @@ def configured_server(path: str, name: str | None = None) -> str | StdioServerPa
     raise ValueError(f"--mcp-config {file}: the entry has neither a url nor a command with args")
 
 
-async def run(server: str | StdioServerParameters, tool: str | None, mode: str) -> int:
+# --sampling-reply: the stand-in model (kept apart from the elicitation answers above)
+SAMPLING_MODEL = "backchannel-stand-in-model"
+
+
+def sampling_text(params: CreateMessageRequestParams) -> str:
+    """The text blocks of a sampling request's messages, one per line ([kind block] for the rest)."""
+    lines: list[str] = []
+    for message in params.messages:
+        blocks = message.content if isinstance(message.content, list) else [message.content]
+        for block in blocks:
+            text = getattr(block, "text", None)
+            lines.append(
+                f"{message.role}: {text}" if isinstance(text, str) else f"{message.role}: [{block.type} block]"
+            )
+    return "\n".join(lines)
+
+
+def sampling_callback(reply: str, origin: str) -> Any:
+    """The sampling callback of a host whose model answers `reply` to everything, after showing the request."""
+
+    async def on_sample(context: ClientRequestContext, params: CreateMessageRequestParams) -> CreateMessageResult:
+        info = context.session.server_info
+        say(render_request(info.name if info else None, origin, "sampling", sampling_text(params), None))
+        say(f"[answered: the stand-in model's reply, {len(reply)} characters]")
+        content = TextContent(type="text", text=reply)
+        return CreateMessageResult(role="assistant", content=content, model=SAMPLING_MODEL, stop_reason="endTurn")
+
+    return on_sample
+
+
+async def run(server: str | StdioServerParameters, tool: str | None, mode: str, reply: str | None = None) -> int:
     """Connect, list, call, print; 0 when every call gave a result, 1 when any failed."""
     origin = origin_of(server) if isinstance(server, str) else STDIO_ORIGIN
 
@@ -161,6 +203,8 @@ async def run(server: str | StdioServerParameters, tool: str | None, mode: str) 
         mode=mode,
         # setting the callback is what makes the SDK declare elicitation {form: {}, url: {}}
         elicitation_callback=on_elicit,
+        # setting it is what makes the SDK declare sampling (only with --sampling-reply)
+        sampling_callback=sampling_callback(reply, origin) if reply is not None else None,
         client_info=Implementation(name=DRIVER_NAME, version=DRIVER_VERSION),
     ) as client:
         listed = [t.name for t in (await client.list_tools()).tools]
@@ -211,6 +255,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--server-name", help="with --mcp-config: which entry (default: the first)")
     parser.add_argument("--tool", help="call only this tool (default: every listed tool once, in order)")
     parser.add_argument("--mode", choices=MODES, default="auto", help="the SDK's era negotiation (default auto)")
+    parser.add_argument(
+        "--sampling-reply",
+        metavar="TEXT",
+        help="declare sampling and answer every request with TEXT (a stand-in model)",
+    )
     args = parser.parse_args(argv)
     if sum(given is not None for given in (args.url, args.stdio_argv, args.mcp_config)) != 1:
         parser.error("give exactly one of URL, --stdio-argv JSON or --mcp-config PATH")
@@ -222,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        return asyncio.run(run(server, args.tool, args.mode))
+        return asyncio.run(run(server, args.tool, args.mode, args.sampling_reply))
     except Exception as exc:  # connect or list failed: one line, like an MCP error
         say(error_line(leaf(exc)), err=True)
         return 1

@@ -34,7 +34,10 @@ DRIVEN: dict[str, tuple[str, str]] = {
     "schema-invalid": (LEGACY, "confirm"),
     "undeclared-sampling": (LEGACY, "summarize"),
     "session-id-space": (LEGACY, "confirm"),
+    "sampling-tools-undeclared": (MODERN, "summarize"),
 }
+# the driver's own flags a switch needs: sampling-tools-undeclared asks a client that declared sampling (no tools)
+FLAGS: dict[str, tuple[str, ...]] = {"sampling-tools-undeclared": ("--sampling-reply", "a stand-in model's reply")}
 # a 2026-07-28 result without resultType is also invalid against the schema, which requires it of every Result
 ALSO_BREAKS = {"no-result-type": {"session-server-wire-schema-valid"}}
 SESSION_RULES = {c.id for c in all_checks().values() if c.scenario == "session"}
@@ -64,13 +67,18 @@ def test_every_switch_names_a_server_rule_and_every_server_rule_asked_for_has_a_
     assert len({rule for rule in SWITCHES.values() if rule}) == len(DRIVEN), "one switch per rule"
 
 
-# schema-invalid breaks either era: its 2026-07-28 round too
-CASES = [*((switch, *DRIVEN[switch]) for switch in sorted(DRIVEN)), ("schema-invalid", MODERN, "confirm")]
+# schema-invalid breaks either era: its 2026-07-28 round too; sampling-tools-undeclared too: its 2025 server request
+CASES = [
+    *((switch, *DRIVEN[switch]) for switch in sorted(DRIVEN)),
+    ("schema-invalid", MODERN, "confirm"),
+    ("sampling-tools-undeclared", LEGACY, "summarize"),
+]
 
 
 @pytest.mark.parametrize(("switch", "mode", "tool"), CASES, ids=[f"{s}-{m}" for s, m, _ in CASES])
 def test_each_switch_fails_its_rule_with_a_real_client(switch, mode, tool, tmp_path):
-    found = record(switch, [*py_driver(), "{url}", "--mode", mode, "--tool", tool], tmp_path / f"{switch}.sqlite")
+    client = [*py_driver(), "{url}", "--mode", mode, "--tool", tool, *FLAGS.get(switch, ())]
+    found = record(switch, client, tmp_path / f"{switch}.sqlite")
     rule = SWITCHES[switch]
     assert rule is not None and found[rule] == "FAIL", found
     broken = {other for other in SERVER_RULES if found.get(other) in ("FAIL", "WARN")}

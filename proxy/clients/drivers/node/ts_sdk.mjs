@@ -3,6 +3,7 @@
 // (proxy/clients/drivers/__init__.py states it; docs/real-clients.md says which verdict judges the SDK and which this script).
 //
 // Usage: node ts_sdk.mjs (URL | --stdio-argv JSON) [--tool NAME] [--mode auto|legacy|pin|<version>]
+//        [--sampling-reply TEXT]
 //
 // --stdio-argv '["cmd", "arg", ...]' instead of URL: the SDK's own StdioClientTransport spawns that command as the
 // server (e.g. `backchannel bridge RUN-URL`); the origin shown for its requests is then `stdio`.
@@ -14,22 +15,29 @@
 // The protocol logic (era negotiation, MRTR rounds, requestState echo, result validation) is the SDK's; this script
 // chooses the answers and renders what the server asked. It declares elicitation {form, url} and nothing else: no
 // sampling, because a driver has no model and a made-up completion would be a lie the probe could build on.
+//
+// --sampling-reply TEXT: a host whose model is a fixed stand-in. The driver then declares `sampling: {}` (no tools,
+// no context), shows each sampling request fenced and attributed like an elicitation, and answers it with TEXT.
 
 import { Client, ProtocolError, SdkError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const DRIVER = { name: 'backchannel-ts-sdk-driver', version: '0.1.0' };
 const PINNED = '2026-07-28';
-const USAGE = 'usage: node ts_sdk.mjs (URL | --stdio-argv JSON) [--tool NAME] [--mode auto|legacy|pin|<version>]';
+const USAGE =
+    'usage: node ts_sdk.mjs (URL | --stdio-argv JSON) [--tool NAME] [--mode auto|legacy|pin|<version>] [--sampling-reply TEXT]';
 const STDIO_ORIGIN = 'stdio'; // what names a server spawned over stdio, where there is no scheme://host:port
 
 function parseArgs(argv) {
-    const out = { url: undefined, tool: undefined, mode: 'auto', stdio: undefined };
+    const out = { url: undefined, tool: undefined, mode: 'auto', stdio: undefined, samplingReply: undefined };
     for (let i = 0; i < argv.length; i++) {
         const arg = argv[i];
         if (arg === '--tool' || arg === '--mode') {
             if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
             out[arg.slice(2)] = argv[++i];
+        } else if (arg === '--sampling-reply') {
+            if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
+            out.samplingReply = argv[++i];
         } else if (arg === '--stdio-argv') {
             if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
             out.stdio = stdioArgv(argv[++i]);
@@ -114,12 +122,37 @@ function errorLine(err) {
     return `error: ${err?.name ?? 'Error'} ${printable(first)}`;
 }
 
-async function run({ url, tool, mode, stdio }) {
+// --sampling-reply: the stand-in model (kept apart from the elicitation answers above)
+const SAMPLING_MODEL = 'backchannel-stand-in-model';
+
+function samplingText(params) {
+    const lines = [];
+    for (const message of params?.messages ?? []) {
+        const blocks = Array.isArray(message.content) ? message.content : [message.content];
+        for (const block of blocks) {
+            lines.push(typeof block?.text === 'string' ? `${message.role}: ${block.text}` : `${message.role}: [${block?.type} block]`);
+        }
+    }
+    return lines.join('\n');
+}
+
+function answerSampling(client, origin, reply) {
+    client.setRequestHandler('sampling/createMessage', async request => {
+        const server = client.getServerVersion()?.name;
+        console.log(renderRequest(server, origin, 'sampling', samplingText(request.params), undefined));
+        console.log(`[answered: the stand-in model's reply, ${reply.length} characters]`);
+        return { role: 'assistant', content: { type: 'text', text: reply }, model: SAMPLING_MODEL, stopReason: 'endTurn' };
+    });
+}
+
+async function run({ url, tool, mode, stdio, samplingReply }) {
     const origin = stdio ? STDIO_ORIGIN : originOf(url);
+    const sampling = samplingReply === undefined ? {} : { sampling: {} };
     const client = new Client(DRIVER, {
-        capabilities: { elicitation: { form: {}, url: {} } },
+        capabilities: { elicitation: { form: {}, url: {} }, ...sampling },
         versionNegotiation: { mode: negotiation(mode) },
     });
+    if (samplingReply !== undefined) answerSampling(client, origin, samplingReply);
     client.setRequestHandler('elicitation/create', async request => {
         // the SDK's parsed view decides the mode, as it would in any app built on it; no mode means form
         const params = request.params ?? {};
