@@ -37,6 +37,7 @@ from backchannel.proxy.clients.toy_agent_core import (
     UsageError,
     run_call,
 )
+from backchannel.proxy.clients.toy_agent_roots import run_roots
 from backchannel.proxy.clients.toy_agent_shapes import (
     HELP_FLAG,
     REFUSED_HELP,
@@ -120,6 +121,8 @@ def dispatch(build: Build, args: list[str]) -> int:
         return 0
     if command == "ui" and build.variant not in (*SHAPES, "no-call-surface"):
         return run_ui(build, rest)
+    if command == "roots" and build.variant not in (*SHAPES, "no-call-surface"):  # toy_agent_roots.py
+        return run_roots(build, rest)
     if build.variant in SHAPES:
         return dispatch_shape(build, command, rest)
     if command != "mcp" or build.variant == "no-call-surface":

@@ -145,6 +145,18 @@ def by_run(found: Sequence[RootsAnswer]) -> Iterator[tuple[Run, list[RootsAnswer
     yield from runs.values()
 
 
+def handshake_roots(rec: Recording, run: Run, session_id: str | None) -> Mapping[str, Any] | None:
+    """The roots capability the 2025 handshake of `session_id` (in `run`) declared, or None."""
+    for session in sessions(rec):
+        if session.run_id != run.id:
+            continue
+        for handshake in session.handshakes:
+            if handshake.session_id == session_id and "roots" in handshake.capabilities:
+                value = handshake.capabilities["roots"]
+                return value if isinstance(value, dict) else {}
+    return None
+
+
 def declared_roots(rec: Recording, run: Run) -> Mapping[str, Any] | None:
     """What the run's client declared as its roots capability (the first request that declares one), or None."""
     for session in sessions(rec):

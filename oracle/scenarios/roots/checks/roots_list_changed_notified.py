@@ -9,7 +9,7 @@ from backchannel.oracle.registry import check
 from backchannel.oracle.session.facts import cite, sessions
 from backchannel.recordings.model import Recording
 
-from ..facts import LIST_CHANGED, SCENARIO, SPEC_2025, RootsAnswer, answers, declared_roots, uri_of
+from ..facts import LIST_CHANGED, SCENARIO, SPEC_2025, RootsAnswer, answers, handshake_roots, uri_of
 
 
 @check(
@@ -35,7 +35,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
     groups: dict[tuple[str, str | None], list[RootsAnswer]] = {}
     for answer in found:
         groups.setdefault((answer.run.id, answer.session), []).append(answer)
-    declared = [g for g in groups.values() if _list_changed(declared_roots(rec, g[0].run))]
+    declared = [g for g in groups.values() if _list_changed(handshake_roots(rec, g[0].run, g[0].session))]
     if not declared:
         yield Finding.skipped("capability-not-declared", "the client did not declare roots.listChanged: true")
         return
