@@ -92,7 +92,8 @@ def rpc(method: str, params: dict[str, Any], request_id: object = 1) -> dict[str
 
 async def session(app: Any, version: str = "2025-11-25", capabilities: dict[str, Any] | None = None) -> dict[str, str]:
     params = {"protocolVersion": version, "capabilities": capabilities or {"roots": {"listChanged": True}}}
-    answered = await request(app, "POST", {"content-type": "application/json", "accept": SSE}, rpc("initialize", params))
+    headers = {"content-type": "application/json", "accept": SSE}
+    answered = await request(app, "POST", headers, rpc("initialize", params))
     return {"mcp-session-id": answered.headers["mcp-session-id"], "accept": SSE, "content-type": "application/json"}
 
 

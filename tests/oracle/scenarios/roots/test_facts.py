@@ -1,0 +1,26 @@
+"""What a roots recording shows: each roots/list asked with the client's answer, wherever it was asked, and the
+lab's folders."""
+
+from backchannel.oracle.scenarios.roots.facts import answers, path_of, shown
+from tests.oracle.reference import recording
+
+
+def test_the_mrtr_answer_is_the_retrys_input_response():
+    found = answers(recording("roots-toy-careful"))
+    assert found and {a.via for a in found} == {"MRTR input request"}
+    assert all(a.modern and a.roots and a.answer is not None for a in found)
+
+
+def test_a_refused_2025_request_has_no_roots_and_cites_the_error_answer():
+    found = answers(recording("roots-toy-no-roots-2025-11-25"))
+    assert found and {a.run.name for a in found} == {"undeclared"}  # the contract run asks no client without roots
+    for refused in found:
+        assert refused.roots is None and refused.answer is not None and "error" in refused.answer.payload
+
+
+def test_a_file_uri_reads_as_its_decoded_path():
+    assert path_of("file:///tmp/a%20b/") == "/tmp/a b" and path_of("file://") == "/"
+
+
+def test_a_long_list_is_shown_cut():
+    assert shown([{"uri": f"file:///{n}"} for n in range(7)], 2) == '["file:///0", "file:///1"] and 5 more'
