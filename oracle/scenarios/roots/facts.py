@@ -101,16 +101,24 @@ def _on_get(rec: Recording, message: Message) -> bool:
 
 
 def configured(run: Run) -> tuple[list[str], str | None]:
-    """The folders the lab configured for `run` (normalised paths) and its HOME; ([], None) when not recorded."""
+    """The folders the lab configured for `run` (normalised paths) and its HOME; ([], None) when not recorded.
+
+    The run's facts say, when they are its own: their HOME is the one the run's client was launched with. A replay
+    (`check --replay`) carries the recorded run's facts into a new lab; there the folder follows the lab the client
+    did run in: the working folder beside its HOME (proxy/run/lab.py: `<lab>/home`, `<lab>/work`)."""
+    home = run.detail.facts.get(LAB_HOME)
+    if not isinstance(home, str) or not home.startswith("/"):
+        return [], None
+    if run.lab_home is not None and posixpath.normpath(run.lab_home) != posixpath.normpath(home):
+        launched = posixpath.normpath(run.lab_home)
+        return [posixpath.join(posixpath.dirname(launched), "work")], launched
     raw = run.detail.facts.get(LAB_FOLDERS)
     try:
         folders = json.loads(raw) if isinstance(raw, str) else []
     except ValueError:
         folders = []
     paths = [posixpath.normpath(f) for f in folders if isinstance(f, str) and f.startswith("/")]
-    home = run.detail.facts.get(LAB_HOME)
-    home = home if isinstance(home, str) and home.startswith("/") else run.lab_home
-    return paths, posixpath.normpath(home) if home else None
+    return paths, posixpath.normpath(home)
 
 
 def uri_of(root: Any) -> Any:

@@ -24,3 +24,17 @@ def test_a_file_uri_reads_as_its_decoded_path():
 
 def test_a_long_list_is_shown_cut():
     assert shown([{"uri": f"file:///{n}"} for n in range(7)], 2) == '["file:///0", "file:///1"] and 5 more'
+
+
+def test_a_replay_judges_the_lab_the_client_ran_in_not_the_recorded_facts():
+    from backchannel.oracle.scenarios.roots.facts import configured
+    from backchannel.recordings.model import Run
+    from backchannel.recordings.shapes import RunDetail
+
+    facts = {"lab_folders": '["/old/lab/work"]', "lab_home": "/old/lab/home"}
+    own = Run(id="r", ordinal=1, name="contract", scenario="roots", upstream="", plan={}, lab_home="/old/lab/home",
+              detail=RunDetail(facts=facts))  # fmt: skip
+    assert configured(own) == (["/old/lab/work"], "/old/lab/home")
+    replayed = Run(id="r", ordinal=1, name="contract", scenario="roots", upstream="", plan={},
+                   lab_home="/new/lab/home", detail=RunDetail(facts=facts))  # fmt: skip
+    assert configured(replayed) == (["/new/lab/work"], "/new/lab/home")
