@@ -1,6 +1,6 @@
 """The roots scenario's committed references: the toy agent's careful `roots` client, its `--no-roots` build and each
-`--roots-flaw` build, and the Python and TypeScript SDK drivers with and without `--root`, in 2026-07-28 and the
-2025 eras (check --era)."""
+`--roots-flaw` build, the Python and TypeScript SDK drivers with and without `--root`, and fastmcp's CLI as shipped,
+in 2026-07-28 and the 2025 eras (check --era)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from backchannel.proxy.clients.drivers.paths import node_driver, py_driver
 from backchannel.proxy.clients.toy_agent_roots import ROOTS_FLAWS
-from backchannel.proxy.scenarios.references import Invocation, Reference, toy
+from backchannel.proxy.scenarios.references import Invocation, Reference, fastmcp_cli, toy
 
 # the working folder (the one the lab configures) as the root, and `added` in it added mid-session
 EXPOSED = ("--root", ".", "--add-root", "added")
@@ -83,6 +83,16 @@ REFERENCES = (
             era=era,
         )  # fmt: skip
         for name, argv, label in (("py-sdk", py, "Python SDK"), ("ts-sdk", ts, "TypeScript SDK v2"))
+        for era in ERAS[:2]
+    ),
+    *(
+        Reference(
+            f"fastmcp{_suffix(era)}",
+            fastmcp_cli("call", "{url}", "list_roots", "--auth", "none"),
+            False,
+            f"fastmcp's CLI as shipped (declares no roots), --era {era}",
+            era=era,
+        )  # fmt: skip
         for era in ERAS[:2]
     ),
 )
