@@ -72,6 +72,7 @@ class ScriptedEndpoint:
         self._answers = Answers()  # the 2025 server-initiated requests awaiting the client's answer
         # the 2025 sessions' GET streams (proxy/endpoint/listen.py), one per session
         self._listeners = Listeners(self._answers, config.listen, config.answer_timeout_s, config.params)
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop serving it (close_streams is called off it)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -79,6 +80,7 @@ class ScriptedEndpoint:
             return
         if scope["type"] != "http":
             return
+        self._loop = asyncio.get_running_loop()
         headers = request_headers(scope["headers"])
         if scope["path"] != "/mcp":
             await send_bytes(send, 404, b"Not Found", [(b"content-type", b"text/plain; charset=utf-8")])
@@ -94,6 +96,11 @@ class ScriptedEndpoint:
             await send_bytes(send, 200, b"")
         else:
             await send_bytes(send, 405, b"", [(b"allow", b"POST")])
+
+    def close_streams(self) -> None:
+        """End every open GET stream (from any thread): a stopping endpoint lets its streams finish, not be cut."""
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._listeners.close_all)
 
     async def _post(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
         message: Any = None

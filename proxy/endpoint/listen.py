@@ -18,6 +18,7 @@ call's stream does; an answer that never comes is forgotten after the endpoint's
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,8 @@ from backchannel.proxy.endpoint.io import SSE_HEADERS
 from backchannel.proxy.endpoint.server_requests import Answers, server_request
 from backchannel.proxy.endpoint.tools import ListenEvent, ListenHook
 from backchannel.proxy.endpoint.wire import KEEPALIVE, sse_event
+
+logger = logging.getLogger(__name__)
 
 KEEPALIVE_S = 15.0
 MAX_OPEN_S = 600.0  # no stream outlives this, whatever the client does
@@ -96,7 +99,11 @@ class Listeners:
         listener = self.open.get(session)
         if listener is None or self.hook is None:
             return 0
-        requests = self.hook(ListenEvent(trigger, listener.version, capabilities, self.params))
+        try:
+            requests = list(self.hook(ListenEvent(trigger, listener.version, capabilities, self.params)))
+        except Exception:  # a scenario's hook failing must not break the POST it answers, nor the stream
+            logger.warning("the listen hook failed on %r", trigger, exc_info=True)
+            return 0
         loop = asyncio.get_running_loop()
         for request in requests:
             request_id = self.answers.new_id()

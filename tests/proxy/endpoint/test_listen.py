@@ -221,3 +221,49 @@ def test_an_idle_stream_sends_keepalives_and_ends_at_its_bound() -> None:
         assert stream.done and body.count(b": keepalive") >= 1 and b"data:" not in body
 
     run(test)
+
+
+def test_a_hook_that_raises_sends_nothing_and_the_notification_is_still_accepted(caplog) -> None:
+    def broken(event: ListenEvent) -> Sequence[Mapping[str, Any]]:
+        raise RuntimeError("scenario bug")
+
+    async def test() -> None:
+        app = build_app(EndpointConfig(tools=(), listen=broken))
+        headers = await session(app)
+        stream, task = start(app, "GET", headers)
+        await stream.wait(lambda: stream.status == 200)
+        note = {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
+        assert (await request(app, "POST", headers, note)).status == 202
+        assert (await request(app, "DELETE", headers)).status == 200
+        await asyncio.wait_for(task, 5)
+        assert stream.events() == []
+
+    run(test)
+    assert "the listen hook failed" in caplog.text
+
+
+def test_stopping_the_endpoint_ends_an_open_stream_whole_not_cut(caplog) -> None:
+    import http.client
+    import time
+
+    import httpx
+
+    from backchannel.proxy.endpoint.server import STOP_TIMEOUT_S, start_endpoint
+
+    running = start_endpoint(EndpointConfig(tools=(), listen=hook))
+    try:
+        params = {"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}}
+        answered = httpx.post(running.url, json=rpc("initialize", params), headers={"accept": SSE})
+        stream = http.client.HTTPConnection("127.0.0.1", running.port, timeout=10)
+        stream.request("GET", "/mcp", headers={"accept": SSE, "mcp-session-id": answered.headers["mcp-session-id"]})
+        response = stream.getresponse()
+        assert response.status == 200
+        assert response.readline().startswith(b"event: message")  # the hook's roots/list
+    finally:
+        began = time.monotonic()
+        running.stop()
+    assert time.monotonic() - began < STOP_TIMEOUT_S
+    rest = response.read()  # the chunked body ends properly: http.client raises on a cut one
+    assert b"data:" not in rest
+    stream.close()
+    assert "Exception in ASGI application" not in caplog.text and "Cancel" not in caplog.text
