@@ -251,19 +251,22 @@ def test_stopping_the_endpoint_ends_an_open_stream_whole_not_cut(caplog) -> None
     from backchannel.proxy.endpoint.server import STOP_TIMEOUT_S, start_endpoint
 
     running = start_endpoint(EndpointConfig(tools=(), listen=hook))
+    stream = http.client.HTTPConnection("127.0.0.1", running.port, timeout=10)
     try:
         params = {"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}}
-        answered = httpx.post(running.url, json=rpc("initialize", params), headers={"accept": SSE})
-        stream = http.client.HTTPConnection("127.0.0.1", running.port, timeout=10)
+        with httpx.Client() as client:
+            answered = client.post(running.url, json=rpc("initialize", params), headers={"accept": SSE})
         stream.request("GET", "/mcp", headers={"accept": SSE, "mcp-session-id": answered.headers["mcp-session-id"]})
         response = stream.getresponse()
         assert response.status == 200
         assert response.readline().startswith(b"event: message")  # the hook's roots/list
-    finally:
         began = time.monotonic()
         running.stop()
-    assert time.monotonic() - began < STOP_TIMEOUT_S
-    rest = response.read()  # the chunked body ends properly: http.client raises on a cut one
-    assert b"data:" not in rest
-    stream.close()
+        assert time.monotonic() - began < STOP_TIMEOUT_S
+        rest = response.read()  # the chunked body ends properly: http.client raises on a cut one
+        assert rest.count(b"data:") == 1 and b"roots/list" in rest  # the rest of that event, nothing after
+        response.close()
+    finally:
+        stream.close()
+        running.stop()
     assert "Exception in ASGI application" not in caplog.text and "Cancel" not in caplog.text
