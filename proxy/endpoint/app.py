@@ -13,7 +13,7 @@ from typing import Any, Literal
 from starlette.types import Receive, Scope, Send
 
 from backchannel.proxy.endpoint.io import lifespan, read_body, send_bytes, send_json, send_sse, until_disconnected
-from backchannel.proxy.endpoint.listen import OPENED, Listeners
+from backchannel.proxy.endpoint.listen import Listeners
 from backchannel.proxy.endpoint.server_requests import Answers, Channel, asks_for_input, is_response
 from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSpec
 from backchannel.proxy.endpoint.wire import (
@@ -89,8 +89,8 @@ class ScriptedEndpoint:
             await send_json(send, 403, error_response(None, error))
         elif scope["method"] == "POST":
             await self._post(headers, receive, send)
-        elif scope["method"] == "GET" and headers.get("mcp-session-id", "") in self._sessions:
-            await self._listen(headers, receive, send)
+        elif scope["method"] == "GET" and (session := self._sessions.get(headers.get("mcp-session-id", ""))):
+            await self._listeners.get(headers, session.protocol_version, session.client_capabilities, receive, send)
         elif scope["method"] == "DELETE" and self._sessions.pop(headers.get("mcp-session-id", ""), None):
             self._listeners.end(headers.get("mcp-session-id", ""))
             await send_bytes(send, 200, b"")
@@ -132,25 +132,6 @@ class ScriptedEndpoint:
             return
         error = {"code": INVALID_REQUEST, "message": "Invalid Request: no request of this id awaits an answer"}
         await send_json(send, 400, error_response(None, error))
-
-    async def _listen(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
-        """A 2025 session's GET stream (the session exists: the caller checked): 406 for a client that does not
-        accept SSE, 409 while the session has one open already."""
-        session_id = headers.get("mcp-session-id", "")
-        if "text/event-stream" not in headers.get("accept", ""):
-            error = {"code": INVALID_REQUEST, "message": "Not Acceptable: the GET stream is text/event-stream"}
-            await send_json(send, 406, error_response(None, error))
-            return
-        listener = self._listeners.opening(session_id, self._sessions[session_id].protocol_version)
-        if listener is None:
-            error = {"code": INVALID_REQUEST, "message": "Conflict: this session's GET stream is already open"}
-            await send_json(send, 409, error_response(None, error))
-            return
-        try:
-            self._listeners.notify(session_id, OPENED, self._sessions[session_id].client_capabilities)
-            await until_disconnected(receive, listener.serve(send))
-        finally:
-            self._listeners.closed(listener)
 
     def _notified(self, headers: dict[str, str], message: Any) -> None:
         """A notification a 2025 session's client sent: what the scenario sends for it on the session's GET stream."""

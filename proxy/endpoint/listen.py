@@ -23,12 +23,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from starlette.types import Send
+from starlette.types import Receive, Send
 
-from backchannel.proxy.endpoint.io import SSE_HEADERS
+from backchannel.proxy.endpoint.io import SSE_HEADERS, send_json, until_disconnected
 from backchannel.proxy.endpoint.server_requests import Answers, server_request
 from backchannel.proxy.endpoint.tools import ListenEvent, ListenHook
-from backchannel.proxy.endpoint.wire import KEEPALIVE, sse_event
+from backchannel.proxy.endpoint.wire import INVALID_REQUEST, KEEPALIVE, error_response, sse_event
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +82,27 @@ class Listeners:
             return None
         listener = self.open[session] = Listener(session, version)
         return listener
+
+    async def get(
+        self, headers: Mapping[str, str], version: str, capabilities: Mapping[str, Any], receive: Receive, send: Send
+    ) -> None:
+        """A GET of a 2025 session the endpoint knows (the caller checked): its stream, or 406 for a client that does
+        not accept SSE, 409 while the session has one open already."""
+        session = headers.get("mcp-session-id", "")
+        if "text/event-stream" not in headers.get("accept", ""):
+            error = {"code": INVALID_REQUEST, "message": "Not Acceptable: the GET stream is text/event-stream"}
+            await send_json(send, 406, error_response(None, error))
+            return
+        listener = self.opening(session, version)
+        if listener is None:
+            error = {"code": INVALID_REQUEST, "message": "Conflict: this session's GET stream is already open"}
+            await send_json(send, 409, error_response(None, error))
+            return
+        try:
+            self.notify(session, OPENED, capabilities)
+            await until_disconnected(receive, listener.serve(send))
+        finally:
+            self.closed(listener)
 
     def closed(self, listener: Listener) -> None:
         if self.open.get(listener.session) is listener:
