@@ -38,3 +38,16 @@ def test_a_replay_judges_the_lab_the_client_ran_in_not_the_recorded_facts():
     replayed = Run(id="r", ordinal=1, name="contract", scenario="roots", upstream="", plan={},
                    lab_home="/new/lab/home", detail=RunDetail(facts=facts))  # fmt: skip
     assert configured(replayed) == (["/new/lab/work"], "/new/lab/home")
+
+
+def test_a_request_on_the_get_stream_is_paired_with_its_answer_and_its_era_is_the_sessions_not_a_guess():
+    from backchannel.oracle.session.eras import GUESSED
+    from backchannel.oracle.session.facts import sessions
+
+    rec = recording("roots-ts-sdk-2025-06-18")
+    on_get = [a for a in answers(rec) if a.via == "the GET stream"]
+    assert on_get and all(a.answer is not None and a.answer.direction == "to-server" for a in on_get)
+    seqs = {a.asked.seq for a in on_get}
+    requests = [r for s in sessions(rec) for r in s.server if r.message.seq in seqs]
+    assert len(requests) == len(on_get)
+    assert all(r.era == "2025-06-18" and not r.era_from.endswith(GUESSED) and r.handshake_sure for r in requests)
