@@ -69,6 +69,7 @@ def roots_runs(rec: Recording) -> list[Run]:
 def answers(rec: Recording) -> list[RootsAnswer]:
     """Every roots/list asked in the scenario's runs, in recording order, with the client's answer."""
     runs = {run.id: run for run in roots_runs(rec)}
+    gets = {x.flow_id for x in rec.exchanges if (x.method or "").upper() == "GET"}
     found: list[RootsAnswer] = []
     for session in sessions(rec):
         run = runs.get(session.run_id or "")
@@ -77,7 +78,7 @@ def answers(rec: Recording) -> list[RootsAnswer]:
         for request in session.server:
             if request.message.method != "roots/list":
                 continue
-            via = "the GET stream" if _on_get(rec, request.message) else "the call's stream"
+            via = "the GET stream" if request.message.flow_id in gets else "the call's stream"
             result = member(request.answered_as_sent, "result")
             session_id = request.handshake.session_id if request.handshake is not None else None
             found.append(RootsAnswer(run, request.era, via, request.message, request.answer, result, session_id))
@@ -93,11 +94,6 @@ def answers(rec: Recording) -> list[RootsAnswer]:
                 answer = retry.message if retry is not None else None
                 found.append(RootsAnswer(run, MODERN, "MRTR input request", at, answer, result, None))
     return sorted(found, key=lambda a: a.asked.seq)
-
-
-def _on_get(rec: Recording, message: Message) -> bool:
-    exchange = next((x for x in rec.exchanges if x.flow_id == message.flow_id), None)
-    return exchange is not None and (exchange.method or "").upper() == "GET"
 
 
 def configured(run: Run) -> tuple[list[str], str | None]:

@@ -23,9 +23,10 @@ def judge(rec: Recording) -> Iterator[Finding]:
     """2025-06-18 and 2025-11-25: "When roots change, clients that support listChanged MUST send a notification"
     (`notifications/roots/list_changed`). 2026-07-28 has neither `listChanged` nor the notification: its answers
     are not judged. Judged per 2025 session whose client declared `roots.listChanged: true`: each pair of successive
-    roots lists it gave (its answers to server-initiated roots/list, on a call's stream or its GET stream) that
-    differ must have a list_changed notification from the client between the two answers; none: FAIL citing both.
-    Every change announced: PASS. No 2025 answer, listChanged not declared, or the list never changed: SKIP."""
+    roots lists it gave, in the order it answered (its answers to server-initiated roots/list, on a call's stream or
+    its GET stream), that differ must have a list_changed notification from the client after the first answer that
+    gave the earlier list and before the answer that gives the new one (so a stale answer racing the notification is
+    no finding); none: FAIL citing both. Every change announced: PASS. No 2025 answer, listChanged not declared, or the list never changed: SKIP."""
     found = [a for a in answers(rec) if not a.modern and a.roots is not None]
     if not found:
         modern = any(a.modern for a in answers(rec))
@@ -44,19 +45,24 @@ def judge(rec: Recording) -> Iterator[Finding]:
     problems = []
     for group in declared:
         notes = _notifications(rec, group[0].run.id)
-        for before, after in zip(group, group[1:], strict=False):
-            if _uris(before) == _uris(after) or before.answer is None or after.answer is None:
+        # (the client's answer, the list it gave) in the order it answered; a change is judged from the first answer
+        # that gave the earlier list, so a stale answer sent just after the notification (a race of concurrent
+        # requests) makes no false finding
+        given = sorted(((a.answer, _uris(a)) for a in group if a.answer is not None), key=lambda g: g[0].seq)
+        since = given[0][0] if given else None
+        for (before, old), (after, new) in zip(given, given[1:], strict=False):
+            if since is None or old == new:
                 continue
             changes += 1
-            low, high = before.answer.seq, after.answer.seq
-            between = [seq for seq in notes if low < seq < high]
+            between = [seq for seq in notes if since.seq < seq < after.seq]
+            since = after
             if between:
                 evidence.append(cite(next(m for m in rec.messages_in(group[0].run.id) if m.seq == between[0]),
                                      "the list_changed notification between two differing roots lists"))  # fmt: skip
                 continue
             broken += 1
-            problems.append(f"{sorted(_uris(before))} then {sorted(_uris(after))} with no {LIST_CHANGED} between")
-            evidence.extend((cite(before.answer, "a roots list"), cite(after.answer, "a later, different roots list")))
+            problems.append(f"{sorted(old)} then {sorted(new)} with no {LIST_CHANGED} between")
+            evidence.extend((cite(before, "a roots list"), cite(after, "a later, different roots list")))
     run = declared[0][0].run.id if len(declared) == 1 else None
     if changes == 0:
         yield Finding.skipped("not-exercised", "the roots list never changed within a session", run=run)
