@@ -26,7 +26,8 @@ def judge(rec: Recording) -> Iterator[Finding]:
     roots lists it gave, in the order it answered (its answers to server-initiated roots/list, on a call's stream or
     its GET stream), that differ must have a list_changed notification from the client after the first answer that
     gave the earlier list and before the answer that gives the new one (so a stale answer racing the notification is
-    no finding); none: FAIL citing both. Every change announced: PASS. No 2025 answer, listChanged not declared, or the list never changed: SKIP."""
+    no finding); none: FAIL citing both. Every change announced: PASS. No 2025 answer, listChanged not declared, or
+    the list never changed: SKIP."""
     found = [a for a in answers(rec) if not a.modern and a.roots is not None]
     if not found:
         modern = any(a.modern for a in answers(rec))
