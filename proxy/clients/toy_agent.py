@@ -38,6 +38,7 @@ from backchannel.proxy.clients.toy_agent_core import (
     run_call,
 )
 from backchannel.proxy.clients.toy_agent_sampling import run_sampling
+from backchannel.proxy.clients.toy_agent_roots import run_roots
 from backchannel.proxy.clients.toy_agent_shapes import (
     HELP_FLAG,
     REFUSED_HELP,
@@ -123,6 +124,8 @@ def dispatch(build: Build, args: list[str]) -> int:
         return run_ui(build, rest)
     if command == "sampling" and build.variant not in (*SHAPES, "no-call-surface"):
         return run_sampling(build, rest)
+    if command == "roots" and build.variant not in (*SHAPES, "no-call-surface"):  # toy_agent_roots.py
+        return run_roots(build, rest)
     if build.variant in SHAPES:
         return dispatch_shape(build, command, rest)
     if command != "mcp" or build.variant == "no-call-surface":

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from starlette.types import Receive, Scope, Send
 
 from backchannel.proxy.endpoint.io import lifespan, read_body, send_bytes, send_json, send_sse, until_disconnected
+from backchannel.proxy.endpoint.listen import Listeners
 from backchannel.proxy.endpoint.server_requests import Answers, Channel, asks_for_input, is_response, meant_in
 from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSpec
 from backchannel.proxy.endpoint.wire import (
@@ -69,6 +70,9 @@ class ScriptedEndpoint:
         self._tools: dict[str, ToolSpec] = {tool.name: tool for tool in config.tools}
         self._sessions: dict[str, _LegacySession] = {}
         self._answers = Answers()  # the 2025 server-initiated requests awaiting the client's answer
+        # the 2025 sessions' GET streams (proxy/endpoint/listen.py), one per session
+        self._listeners = Listeners(self._answers, config.listen, config.answer_timeout_s, config.params)
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop serving it (close_streams is called off it)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -76,6 +80,7 @@ class ScriptedEndpoint:
             return
         if scope["type"] != "http":
             return
+        self._loop = asyncio.get_running_loop()
         headers = request_headers(scope["headers"])
         if scope["path"] != "/mcp":
             await send_bytes(send, 404, b"Not Found", [(b"content-type", b"text/plain; charset=utf-8")])
@@ -84,10 +89,18 @@ class ScriptedEndpoint:
             await send_json(send, 403, error_response(None, error))
         elif scope["method"] == "POST":
             await self._post(headers, receive, send)
+        elif scope["method"] == "GET" and (session := self._sessions.get(headers.get("mcp-session-id", ""))):
+            await self._listeners.get(headers, session.protocol_version, session.client_capabilities, receive, send)
         elif scope["method"] == "DELETE" and self._sessions.pop(headers.get("mcp-session-id", ""), None):
+            self._listeners.end(headers.get("mcp-session-id", ""))
             await send_bytes(send, 200, b"")
         else:
             await send_bytes(send, 405, b"", [(b"allow", b"POST")])
+
+    def close_streams(self) -> None:
+        """End every open GET stream (from any thread): a stopping endpoint lets its streams finish, not be cut."""
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._listeners.close_all)
 
     async def _post(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
         message: Any = None
@@ -105,6 +118,7 @@ class ScriptedEndpoint:
             return
         if request is None:
             await send_bytes(send, 202, b"")
+            self._notified(headers, message)
             return
         try:
             await self._dispatch(request, receive, send)
@@ -118,6 +132,13 @@ class ScriptedEndpoint:
             return
         error = {"code": INVALID_REQUEST, "message": "Invalid Request: no request of this id awaits an answer"}
         await send_json(send, 400, error_response(None, error))
+
+    def _notified(self, headers: dict[str, str], message: Any) -> None:
+        """A notification a 2025 session's client sent: what the scenario sends for it on the session's GET stream."""
+        session = self._sessions.get(headers.get("mcp-session-id", ""))
+        method = message.get("method") if isinstance(message, dict) else None
+        if session is not None and isinstance(method, str):
+            self._listeners.notify(headers.get("mcp-session-id", ""), method, session.client_capabilities)
 
     async def _dispatch(self, request: RpcRequest, receive: Receive, send: Send) -> None:
         session_id = request.headers.get("mcp-session-id")
@@ -172,7 +193,9 @@ class ScriptedEndpoint:
         capabilities = params.get("capabilities")
         session_id = uuid.uuid4().hex
         if len(self._sessions) >= MAX_LEGACY_SESSIONS:
-            del self._sessions[next(iter(self._sessions))]
+            oldest = next(iter(self._sessions))
+            del self._sessions[oldest]
+            self._listeners.end(oldest)
         self._sessions[session_id] = _LegacySession(version, capabilities if isinstance(capabilities, dict) else {})
         result: dict[str, Any] = {
             "protocolVersion": version,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import TracebackType
 
-from backchannel.proxy.endpoint.app import build_app
+from backchannel.proxy.endpoint.app import ScriptedEndpoint, build_app
 from backchannel.proxy.endpoint.serving import (
     STARTUP_TIMEOUT_S,
     STOP_TIMEOUT_S,
@@ -20,8 +20,9 @@ __all__ = ["STARTUP_TIMEOUT_S", "STOP_TIMEOUT_S", "RunningEndpoint", "start_endp
 class RunningEndpoint:
     """A scripted endpoint serving in the background; stop it with `stop()` or by leaving the `with` block."""
 
-    def __init__(self, server: LoopbackServer, host: str) -> None:
+    def __init__(self, server: LoopbackServer, host: str, app: ScriptedEndpoint | None = None) -> None:
         self._server = server
+        self._app = app
         self.port = server.port
         self.url = f"http://{host}:{server.port}/mcp"
 
@@ -31,6 +32,8 @@ class RunningEndpoint:
         Raises:
             TimeoutError: The server thread was still running after a forced exit.
         """
+        if self._app is not None:
+            self._app.close_streams()  # open GET streams end now, so the graceful shutdown has nothing to cut
         self._server.stop(timeout)
 
     def __enter__(self) -> RunningEndpoint:
@@ -55,4 +58,4 @@ def start_endpoint(config: EndpointConfig, host: str = "127.0.0.1", port: int = 
     """
     require_loopback(host, "endpoint")  # before the app is built: the host is the first thing wrong
     app = build_app(config)
-    return RunningEndpoint(serve_loopback(app, host, port, what="endpoint"), host)
+    return RunningEndpoint(serve_loopback(app, host, port, what="endpoint"), host, app)

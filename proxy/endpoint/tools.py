@@ -11,6 +11,8 @@ ERAS = ("auto", "2026-07-28", "2025-11-25", "2025-06-18")  # what --era takes
 __all__ = [
     "ERAS",
     "EndpointConfig",
+    "ListenEvent",
+    "ListenHook",
     "ToolCall",
     "ToolHandler",
     "ToolReply",
@@ -61,6 +63,21 @@ class ToolReply:
 
 
 ToolHandler = Callable[[ToolCall], ToolReply | Awaitable[ToolReply]]
+
+
+@dataclass(frozen=True)
+class ListenEvent:
+    """What happened on a 2025 session's open GET stream (proxy/endpoint/listen.py): the stream opened (trigger
+    `opened`), or the client sent the notification named by `trigger`."""
+
+    trigger: str
+    protocol_version: str
+    client_capabilities: Mapping[str, Any]
+    params: Mapping[str, str] = field(default_factory=dict)  # the endpoint's scenario settings
+
+
+# the input requests ({"method", "params"}, as a tool's inputRequests hold them) to send on the stream for an event
+ListenHook = Callable[[ListenEvent], Sequence[Mapping[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -130,6 +147,8 @@ class EndpointConfig:
     instructions: str | None = None
     nonce: str = ""  # handed to every ToolCall, so scenario tools can tag their text with the recording's nonce
     params: Mapping[str, str] = field(default_factory=dict)  # handed to every ToolCall as scenario settings
+    # what a 2025 session's GET stream carries (proxy/endpoint/listen.py): None sends only keep-alives on it
+    listen: ListenHook | None = None
 
     def __post_init__(self) -> None:
         if self.era not in ERAS:

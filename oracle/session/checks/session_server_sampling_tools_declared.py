@@ -34,6 +34,7 @@ def _why(capabilities: Mapping[str, Any]) -> str | None:
     side="server",
     level="MUST",
     spec=f"{SPEC}/client/sampling#tools-in-sampling",
+    eras=("2026-07-28", "2025-11-25"),
     title="Tool-enabled sampling (tools, toolChoice) goes only to a client that declared sampling.tools",
 )
 def judge(rec: Recording) -> Iterator[Finding]:

@@ -1,7 +1,7 @@
 """The Python SDK (`mcp` 2.x `Client`) behind the drivers' contract (see `backchannel.proxy.clients.drivers`).
 
 Usage: python -m backchannel.proxy.clients.drivers.py_sdk (URL | --stdio-argv JSON | --mcp-config PATH) [--tool NAME]
-       [--mode auto|legacy|2026-07-28] [--sampling-reply TEXT]
+       [--mode auto|legacy|2026-07-28] [--sampling-reply TEXT] [--root PATH]... [--add-root PATH]
 
 `--stdio-argv '["cmd", "arg", ...]'` instead of URL: the SDK's own stdio transport spawns that command as the
 server (e.g. `backchannel bridge RUN-URL`); the origin shown for its requests is then `stdio`.
@@ -9,6 +9,12 @@ server (e.g. `backchannel bridge RUN-URL`); the origin shown for its requests is
 `--sampling-reply TEXT`: a host whose model is a fixed stand-in. The driver then declares `sampling` (set by the
 SDK when a sampling callback is given; no `tools`, no `context`), shows each sampling request fenced and attributed
 like an elicitation, and answers it with TEXT. Without it the driver declares no sampling: it has no model.
+
+Roots (opt-in; without `--root` the driver declares none, as an app that sets no callback): each `--root PATH` is
+a folder exposed as a root (a file:// URI of its absolute path; `.` is the working folder); giving one sets the SDK's
+`list_roots_callback`, which is what makes the SDK declare `roots` (with listChanged). `--add-root PATH` adds a folder
+after the calls, as a user would: in a 2025 session the SDK announces it (`notifications/roots/list_changed`) and the
+driver waits (bounded) for the server to ask again; then every tool is called once more.
 
 The protocol logic (era negotiation, MRTR rounds, requestState echo, result validation) is the SDK's; this script
 only chooses the answers and renders what the server asked, so a verdict on its run speaks about the SDK.
@@ -18,9 +24,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 import unicodedata
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -37,6 +45,8 @@ from mcp_types import (
     ElicitRequestURLParams,
     ElicitResult,
     Implementation,
+    ListRootsResult,
+    Root,
     TextContent,
 )
 
@@ -183,9 +193,45 @@ def sampling_callback(reply: str, origin: str) -> Any:
     return on_sample
 
 
-async def run(server: str | StdioServerParameters, tool: str | None, mode: str, reply: str | None = None) -> int:
+class Roots:
+    """The roots `--root` exposes (opt-in) and `--add-root` adds mid-session; `asked` is set on each roots/list."""
+
+    WAIT_S = 10.0  # how long, after announcing a change, the driver waits for the server to ask again
+
+    def __init__(self, folders: Sequence[str]) -> None:
+        self.folders = [Path(folder).resolve() for folder in folders]
+        self.asked = asyncio.Event()
+
+    async def on_list(self, context: ClientRequestContext) -> ListRootsResult:
+        roots = [Root.model_validate({"uri": folder.as_uri(), "name": folder.name or "/"}) for folder in self.folders]
+        say(f"[roots given: {', '.join(str(root.uri) for root in roots)}]")
+        self.asked.set()
+        return ListRootsResult(roots=roots)
+
+    async def add(self, client: Client, folder: str) -> None:
+        """Add `folder`; in a 2025 session announce it and wait (bounded) for the server to ask again."""
+        self.folders.append(Path(folder).resolve())
+        say(f"[root added: {self.folders[-1].as_uri()}]")
+        if client.session.protocol_version not in (None, "2026-07-28"):  # 2026-07-28 has no list_changed
+            self.asked.clear()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the SDK marks roots deprecated as of 2026-07-28
+                await client.send_roots_list_changed()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.asked.wait(), self.WAIT_S)
+
+
+async def run(
+    server: str | StdioServerParameters,
+    tool: str | None,
+    mode: str,
+    reply: str | None = None,
+    roots: Sequence[str] = (),
+    add_root: str | None = None,
+) -> int:
     """Connect, list, call, print; 0 when every call gave a result, 1 when any failed."""
     origin = origin_of(server) if isinstance(server, str) else STDIO_ORIGIN
+    exposed = Roots(roots) if roots else None
 
     async def on_elicit(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
         # The SDK's typed view decides the mode, as it would in any app built on it: a request the SDK parses
@@ -205,6 +251,8 @@ async def run(server: str | StdioServerParameters, tool: str | None, mode: str, 
         elicitation_callback=on_elicit,
         # setting it is what makes the SDK declare sampling (only with --sampling-reply)
         sampling_callback=sampling_callback(reply, origin) if reply is not None else None,
+        # set only with --root: setting it is what makes the SDK declare roots {listChanged: true}
+        list_roots_callback=exposed.on_list if exposed is not None else None,
         client_info=Implementation(name=DRIVER_NAME, version=DRIVER_VERSION),
     ) as client:
         listed = [t.name for t in (await client.list_tools()).tools]
@@ -236,6 +284,9 @@ async def run(server: str | StdioServerParameters, tool: str | None, mode: str, 
 
         # every tool at once, as the contract allows, so servers that hold a retry open do not add up
         outcomes = await asyncio.gather(*(call(name) for name in ([tool] if tool else listed)))
+        if exposed is not None and add_root is not None:
+            await exposed.add(client, add_root)
+            outcomes += await asyncio.gather(*(call(name) for name in ([tool] if tool else listed)))
         failed = not all(outcomes)
     return 1 if failed else 0
 
@@ -260,6 +311,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="TEXT",
         help="declare sampling and answer every request with TEXT (a stand-in model)",
     )
+    parser.add_argument(
+        "--root", action="append", default=[], metavar="PATH", help="expose this folder as a root (repeatable; opt-in)"
+    )
+    parser.add_argument("--add-root", metavar="PATH", help="with --root: add this folder after the calls, then again")
     args = parser.parse_args(argv)
     if sum(given is not None for given in (args.url, args.stdio_argv, args.mcp_config)) != 1:
         parser.error("give exactly one of URL, --stdio-argv JSON or --mcp-config PATH")
@@ -271,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        return asyncio.run(run(server, args.tool, args.mode, args.sampling_reply))
+        return asyncio.run(run(server, args.tool, args.mode, args.sampling_reply, args.root, args.add_root))
     except Exception as exc:  # connect or list failed: one line, like an MCP error
         say(error_line(leaf(exc)), err=True)
         return 1

@@ -20,6 +20,7 @@ from ..payloads import SUMMARY_TOOL
     scenario=SCENARIO,
     level="SHOULD",
     spec=f"{SPEC}#user-interaction-model",
+    eras=("2026-07-28", "2025-11-25", "2025-06-18"),
     title="A user step lies between a sampling request reaching the client and the model's answer leaving",
 )
 def judge(rec: Recording) -> Iterator[Finding]:

@@ -22,6 +22,7 @@ NEEDLE = 40  # the first characters of a request's first text, looked for at the
     scenario=SCENARIO,
     level="SHOULD",
     spec=f"{SPEC}#user-interaction-model",
+    eras=("2026-07-28", "2025-11-25", "2025-06-18"),
     title="A sampling request shown to the user names the requesting server",
 )
 def judge(rec: Recording) -> Iterator[Finding]:

@@ -18,6 +18,7 @@ from ..payloads import CONTEXT_PREFIX, CONTEXT_REQUEST_TOOL, CONTEXT_TOOL
     scenario=SCENARIO,
     level="SHOULD",
     spec=f"{SPEC}#capabilities",
+    eras=("2026-07-28", "2025-11-25", "2025-06-18"),
     title="Asked for includeContext without a declared sampling.context, the answer carries no context",
 )
 def judge(rec: Recording) -> Iterator[Finding]:

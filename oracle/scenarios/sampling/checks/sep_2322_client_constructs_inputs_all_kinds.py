@@ -30,6 +30,7 @@ def _cite(message: Message, note: str) -> Evidence:
     scenario=SCENARIO,
     level="MUST",
     spec=f"{SPEC}/basic/patterns/mrtr#client-requirements",
+    eras=("2026-07-28", "2025-11-25", "2025-06-18"),
     title="A round mixing elicitation, sampling and roots requests is answered whole in one retry (2026-07-28)",
 )
 def judge(rec: Recording) -> Iterator[Finding]:

@@ -3,7 +3,7 @@
 // (proxy/clients/drivers/__init__.py states it; docs/real-clients.md says which verdict judges the SDK and which this script).
 //
 // Usage: node ts_sdk.mjs (URL | --stdio-argv JSON) [--tool NAME] [--mode auto|legacy|pin|<version>]
-//        [--sampling-reply TEXT]
+//        [--sampling-reply TEXT] [--root PATH]... [--add-root PATH]
 //
 // --stdio-argv '["cmd", "arg", ...]' instead of URL: the SDK's own StdioClientTransport spawns that command as the
 // server (e.g. `backchannel bridge RUN-URL`); the origin shown for its requests is then `stdio`.
@@ -18,18 +18,26 @@
 //
 // --sampling-reply TEXT: a host whose model is a fixed stand-in. The driver then declares `sampling: {}` (no tools,
 // no context), shows each sampling request fenced and attributed like an elicitation, and answers it with TEXT.
+// Roots (opt-in; without --root it declares none and registers no roots/list handler, as an app that offers none):
+// each --root PATH is a folder exposed as a root (a file:// URI of its absolute path; `.` is the working folder),
+// declared as roots {listChanged: true} with a roots/list handler. --add-root PATH adds a folder after the calls, as
+// a user would: in a 2025 session the SDK announces it (sendRootsListChanged) and the driver waits (bounded) for the
+// server to ask again; then every tool is called once more.
 
 import { Client, ProtocolError, SdkError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const DRIVER = { name: 'backchannel-ts-sdk-driver', version: '0.1.0' };
 const PINNED = '2026-07-28';
 const USAGE =
-    'usage: node ts_sdk.mjs (URL | --stdio-argv JSON) [--tool NAME] [--mode auto|legacy|pin|<version>] [--sampling-reply TEXT]';
+    'usage: node ts_sdk.mjs (URL | --stdio-argv JSON) [--tool NAME] [--mode auto|legacy|pin|<version>] [--sampling-reply TEXT] [--root PATH]... [--add-root PATH]';
+const ROOTS_WAIT_MS = 10000; // how long, after announcing a change, the driver waits for the server to ask again
 const STDIO_ORIGIN = 'stdio'; // what names a server spawned over stdio, where there is no scheme://host:port
 
 function parseArgs(argv) {
-    const out = { url: undefined, tool: undefined, mode: 'auto', stdio: undefined, samplingReply: undefined };
+    const out = { url: undefined, tool: undefined, mode: 'auto', stdio: undefined, samplingReply: undefined, roots: [], addRoot: undefined };
     for (let i = 0; i < argv.length; i++) {
         const arg = argv[i];
         if (arg === '--tool' || arg === '--mode') {
@@ -38,6 +46,10 @@ function parseArgs(argv) {
         } else if (arg === '--sampling-reply') {
             if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
             out.samplingReply = argv[++i];
+        } else if (arg === '--root' || arg === '--add-root') {
+            if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
+            if (arg === '--root') out.roots.push(resolve(argv[++i]));
+            else out.addRoot = resolve(argv[++i]);
         } else if (arg === '--stdio-argv') {
             if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
             out.stdio = stdioArgv(argv[++i]);
@@ -145,14 +157,36 @@ function answerSampling(client, origin, reply) {
     });
 }
 
-async function run({ url, tool, mode, stdio, samplingReply }) {
+// The roots --root exposes (opt-in), and a way to wait for the server's next roots/list.
+function exposedRoots(folders) {
+    const state = { folders: [...folders], waiters: [] };
+    state.list = () => {
+        const roots = state.folders.map(folder => ({ uri: pathToFileURL(folder).href, name: folder.split('/').pop() || '/' }));
+        console.log(`[roots given: ${roots.map(root => root.uri).join(', ')}]`);
+        for (const wake of state.waiters.splice(0)) wake();
+        return { roots };
+    };
+    state.nextAsk = () => new Promise(wake => {
+        const timer = setTimeout(wake, ROOTS_WAIT_MS);
+        state.waiters.push(() => { clearTimeout(timer); wake(); });
+    });
+    return state;
+}
+
+async function run({ url, tool, mode, stdio, samplingReply, roots, addRoot }) {
     const origin = stdio ? STDIO_ORIGIN : originOf(url);
     const sampling = samplingReply === undefined ? {} : { sampling: {} };
+    const exposed = roots.length ? exposedRoots(roots) : undefined;
     const client = new Client(DRIVER, {
-        capabilities: { elicitation: { form: {}, url: {} }, ...sampling },
+        capabilities: {
+            elicitation: { form: {}, url: {} },
+            ...sampling,
+            ...(exposed ? { roots: { listChanged: true } } : {}),
+        },
         versionNegotiation: { mode: negotiation(mode) },
     });
     if (samplingReply !== undefined) answerSampling(client, origin, samplingReply);
+    if (exposed) client.setRequestHandler('roots/list', async () => exposed.list());
     client.setRequestHandler('elicitation/create', async request => {
         // the SDK's parsed view decides the mode, as it would in any app built on it; no mode means form
         const params = request.params ?? {};
@@ -184,7 +218,7 @@ async function run({ url, tool, mode, stdio, samplingReply }) {
                 return await client.callTool({ name, arguments: {} });
             }
         };
-        await Promise.all((tool ? [tool] : listed).map(async name => {
+        const callAll = () => Promise.all((tool ? [tool] : listed).map(async name => {
             let result;
             try {
                 result = await attempt(name);
@@ -199,6 +233,18 @@ async function run({ url, tool, mode, stdio, samplingReply }) {
                 console.log(`result ${name}: ${text}`);
             }
         }));
+        await callAll();
+        if (exposed && addRoot !== undefined) {
+            exposed.folders.push(addRoot);
+            console.log(`[root added: ${pathToFileURL(addRoot).href}]`);
+            const version = client.getNegotiatedProtocolVersion();
+            if (version !== undefined && version !== PINNED) { // 2026-07-28 has no list_changed
+                const asked = exposed.nextAsk();
+                await client.sendRootsListChanged();
+                await asked;
+            }
+            await callAll();
+        }
     } finally {
         await client.close();
     }
