@@ -12,7 +12,9 @@ from .era_gate import in_era
 from .model import VERDICT_OF, Check, Finding, Report, Result, RunEra
 from .registry import SESSION, all_checks
 
-ORACLE_VERSION = "4"  # 4: every check states its eras (SKIP not-in-era), the sampling and roots scenarios; 2: the session rules judge every recording; 3: in every era, with the schema of each
+# 2: the session rules judge every recording; 3: in every era, with the schema of each; 4: every check states its
+# eras (SKIP not-in-era), the sampling and roots scenarios
+ORACLE_VERSION = "4"
 
 
 def scenarios_of(rec: Recording) -> tuple[str, ...]:

@@ -37,8 +37,8 @@ from backchannel.proxy.clients.toy_agent_core import (
     UsageError,
     run_call,
 )
-from backchannel.proxy.clients.toy_agent_sampling import run_sampling
 from backchannel.proxy.clients.toy_agent_roots import run_roots
+from backchannel.proxy.clients.toy_agent_sampling import run_sampling
 from backchannel.proxy.clients.toy_agent_shapes import (
     HELP_FLAG,
     REFUSED_HELP,

@@ -47,11 +47,11 @@ def test_tools_sent_in_a_2025_11_25_session_without_sampling_tools_fails_citing_
     assert found.status == "FAIL" and "without tools" in found.evidence[1].note
 
 
-def test_sampling_without_tools_and_the_2025_06_18_era_are_not_exercised(tmp_path):
+def test_sampling_without_tools_is_not_exercised_and_the_2025_06_18_era_is_not_judged(tmp_path):
     (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
     assert _modern({}, PLAIN).judged(tmp_path / "a", RULE).reason == "not-exercised"
     found = _legacy("2025-06-18", {"sampling": {}}, WITH_TOOLS).judged(tmp_path / "b", RULE)
-    assert found.reason == "not-exercised"
+    assert (found.status, found.reason) == ("SKIP", "not-in-era")  # 2025-06-18 has no tool-enabled sampling
 
 
 def test_the_broken_server_build_fails_it_on_a_real_session():
