@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import select
 import shutil
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -99,10 +104,38 @@ def _chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
         pytest.skip("chromium is not installed (scripts/install-browser)")
     profile = tmp / "chromium-profile"
     command = [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}", *args]
-    # run() waits for the browser's own exit and kills it (by its pid) if the bound is reached
-    done = subprocess.run(command, capture_output=True, text=True, timeout=90)
+    before = _children()
+    try:
+        # run() waits for the browser's own exit and kills it (by its pid) if the bound is reached
+        done = subprocess.run(command, capture_output=True, text=True, timeout=90)
+    finally:
+        _reap_orphans(_children() - before)
     assert done.returncode == 0, done.stderr[-2000:]
     return done
+
+
+def _children() -> set[int]:
+    found: set[int] = set()
+    for task in os.scandir("/proc/self/task"):
+        with contextlib.suppress(OSError):
+            found.update(int(pid) for pid in Path(task.path, "children").read_text().split())
+    return found
+
+
+def _reap_orphans(orphans: set[int]) -> None:
+    """Chromium's helpers outlive the browser by a moment; where an earlier test in this worker made the process a
+    subreaper (proxy/run/reaper.py), they are reparented to it. Each is waited for (bounded), then killed by its pid."""
+    deadline = time.monotonic() + 10
+    for pid in sorted(orphans):
+        with contextlib.suppress(ChildProcessError, ProcessLookupError):
+            handle = os.pidfd_open(pid)  # readable once the process has ended: awaited, not polled
+            try:
+                ended, _, _ = select.select([handle], [], [], max(0.0, deadline - time.monotonic()))
+                if not ended:
+                    os.kill(pid, signal.SIGKILL)
+            finally:
+                os.close(handle)
+            os.waitpid(pid, 0)
 
 
 def dump_dom(page: Path, tmp: Path) -> str:
