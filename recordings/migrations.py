@@ -114,9 +114,28 @@ def m005_opens(db: Database) -> None:
     )
 
 
+@migrations()
+def m006_model_exchanges(db: Database) -> None:
+    """Requests a coding agent sent the lab's model stand-in, and its replies: the context the agent built."""
+    from .descriptions import rows  # the words of the tool writing (or upgrading) the file
+
+    db.execute(
+        """CREATE TABLE model_exchanges (
+            seq INTEGER PRIMARY KEY, run_id TEXT NOT NULL, t REAL, api TEXT NOT NULL, method TEXT NOT NULL,
+            path TEXT NOT NULL, request_headers TEXT, request_body BLOB, request_truncated INTEGER NOT NULL DEFAULT 0,
+            streamed INTEGER NOT NULL DEFAULT 0, status INTEGER, reply_body BLOB,
+            reply_truncated INTEGER NOT NULL DEFAULT 0, step TEXT)"""
+    )
+    db.execute("CREATE INDEX model_exchanges_run ON model_exchanges(run_id, seq)")
+    db.conn.executemany(
+        "INSERT OR REPLACE INTO descriptions (table_name, column_name, description) VALUES (?, ?, ?)",
+        [row for row in rows() if row[0] == "model_exchanges"],
+    )
+
+
 # Migrations a recording may lack and still be read as it is, without `backchannel upgrade`: each only adds a
 # table, and the reader reads a missing one as empty. The recording keeps its own format name (reports say it).
-READ_AS_IS = frozenset({"m004_screens", "m005_opens"})
+READ_AS_IS = frozenset({"m004_screens", "m005_opens", "m006_model_exchanges"})
 
 
 def known_migrations() -> list[str]:

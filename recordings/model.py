@@ -243,6 +243,31 @@ class UrlOpen:
         return tuple(out)
 
 
+MODEL_APIS = ("anthropic-messages", "openai-chat", "openai-responses", "gemini-generate", "gemini-stream", "unknown")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelExchange:
+    """One request a coding agent sent the lab's model stand-in (the context it built for its model) and the reply.
+    Bodies are bytes as recorded (bounded, redacted); the oracle parses them per `api`. Empty in a recording older
+    than m006_model_exchanges, and for runs of clients that are not coding agents."""
+
+    seq: int
+    run_id: str
+    api: str  # one of MODEL_APIS
+    method: str
+    path: str
+    request_headers: Headers = ()
+    request_body: bytes | None = None
+    request_truncated: bool = False
+    streamed: bool = False
+    status: int | None = None
+    reply_body: bytes | None = None
+    reply_truncated: bool = False
+    step: Mapping[str, Any] | None = None  # what the scenario's model script did with it
+    t: float | None = None
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Recording:
     """The whole file."""
@@ -260,6 +285,7 @@ class Recording:
     url_hits: tuple[UrlHit, ...] = ()
     screens: tuple[ScreenSnapshot, ...] = ()  # empty for piped runs, and in a recording older than m004_screens
     opens: tuple[UrlOpen, ...] = ()  # calls of the URL-opener stand-ins; empty in a recording older than m005_opens
+    model_exchanges: tuple[ModelExchange, ...] = ()  # a coding agent's model requests; empty before m006
     # a `-wal` with rows sat beside the file: the last process writing it stopped before it closed it
     left_open: bool = False
 
@@ -282,3 +308,6 @@ class Recording:
 
     def opens_in(self, run_id: str) -> Iterator[UrlOpen]:
         return (o for o in self.opens if o.run_id == run_id)
+
+    def model_exchanges_in(self, run_id: str) -> Iterator[ModelExchange]:
+        return (x for x in self.model_exchanges if x.run_id == run_id)

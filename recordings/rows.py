@@ -214,6 +214,36 @@ class OpenRow:
 
 
 @row_record
+class ModelExchangeRow:
+    """One request a coding agent sent the lab's model stand-in, and the stand-in's reply (bodies bounded by the
+    stand-in before they get here; redacted on write like the wire's)."""
+
+    TABLE: ClassVar[str] = tables.MODEL_EXCHANGES.name
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.MODEL_EXCHANGES.written()
+    run_id: str
+    api: str  # anthropic-messages | openai-chat | openai-responses | gemini-generate | gemini-stream | unknown
+    method: str
+    path: str
+    request_headers: HeaderPairs = ()
+    request_body: bytes | None = None
+    request_truncated: bool = False
+    streamed: bool = False
+    status: int | None = None
+    reply_body: bytes | None = None
+    reply_truncated: bool = False
+    step: Mapping[str, Any] | None = None  # what the model script did (JSON object)
+    t: float | None = None
+
+    def values(self) -> tuple[object, ...]:
+        step = None if self.step is None else json_text(dict(self.step))
+        return (
+            self.run_id, self.t, self.api, self.method, self.path, _headers(self.request_headers), self.request_body,
+            int(self.request_truncated), int(self.streamed), self.status, self.reply_body, int(self.reply_truncated),
+            step,
+        )  # fmt: skip
+
+
+@row_record
 class RunRow:
     """A run as registered, before any client reaches its URL; its plan is stored as given (validated first)."""
 
@@ -239,7 +269,18 @@ class RunRow:
         )  # fmt: skip
 
 
-Row = MessageRow | SseItemRow | AnomalyRow | TerminalChunkRow | ScreenRow | FileRow | UrlHitRow | OpenRow | RunRow
+Row = (
+    MessageRow
+    | SseItemRow
+    | AnomalyRow
+    | TerminalChunkRow
+    | ScreenRow
+    | FileRow
+    | UrlHitRow
+    | OpenRow
+    | ModelExchangeRow
+    | RunRow
+)
 
 
 # ---------------------------------------------------------------------------------------------- an exchange, in parts

@@ -20,12 +20,14 @@ from .errors import RecordingFormatError
 from .guard import lenient_text
 from .model import (
     MAX_SCREEN_SIDE,
+    MODEL_APIS,
     OPENER_NAME_LIMIT,
     SCREEN_REASONS,
     Anomaly,
     Exchange,
     LabFile,
     Message,
+    ModelExchange,
     Run,
     ScreenSnapshot,
     SseEvent,
@@ -142,6 +144,7 @@ _CHECKS: Mapping[tuple[str, str], Callable[[Read], Read]] = {
     ("screens", "cols"): _side("cols"),
     ("screens", "rows"): _side("rows"),
     ("opens", "opener"): _program_name,
+    ("model_exchanges", "api"): lambda read: one_of("api", read, MODEL_APIS),
     # read as stored: a falsy cell means "as the client got them" (rule below), whatever it holds
     ("exchanges", "upstream_response_headers"): lambda read: lambda value: value,
 }
@@ -193,6 +196,7 @@ RECORDS: Mapping[str, Callable[..., Any]] = {
     "url_hits": UrlHit,
     "screens": ScreenSnapshot,
     "opens": UrlOpen,
+    "model_exchanges": ModelExchange,
 }
 
 

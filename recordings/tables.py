@@ -315,9 +315,43 @@ OPENS = Table(
     created_by="m005_opens",
 )
 
+MODEL_EXCHANGES = Table(
+    "model_exchanges",
+    "Requests a coding agent sent the lab's model stand-in (the context the agent built for its model) and the "
+    "stand-in's replies, one row per request; bodies bounded and redacted like the wire's.",
+    (
+        Column("seq", INTEGER, "Order in the recording (evidence of kind model cites it).", REFUSED),
+        Column("run_id", TEXT, RUN, REFUSED),
+        Column("t", REAL, TIME + " When the request arrived."),
+        Column(
+            "api",
+            TEXT,
+            "The provider API the request spoke, by its path: anthropic-messages, openai-chat, openai-responses, "
+            "gemini-generate, gemini-stream, or unknown (a shape the stand-in does not know: answered 404, unread).",
+            REFUSED,
+        ),
+        Column("method", TEXT, "HTTP method.", REFUSED),
+        Column("path", TEXT, "Path and query (secrets redacted).", REFUSED, PATH),
+        Column("request_headers", Cell.HEADERS, "Request headers (JSON; secrets redacted).", redacted=HEADERS),
+        Column("request_body", BLOB, "The request body as the agent sent it (up to the limit).", redacted=BODY),
+        Column("request_truncated", FLAG, "1 when only the start of the request body is kept."),
+        Column("streamed", FLAG, "1 when the reply was streamed (SSE), 0 for one JSON document."),
+        Column("status", INTEGER, "The HTTP status the stand-in answered."),
+        Column("reply_body", BLOB, "The reply's bytes as sent (SSE events or JSON; up to the limit).", redacted=BODY),
+        Column("reply_truncated", FLAG, "1 when only the start of the reply is kept."),
+        Column(
+            "step",
+            TEXT,
+            "What the scenario's model script did with this request (JSON: its action, e.g. call-tool with the "
+            "tool's name, answer, follow-directive, refuse-unknown-api).",
+        ),
+    ),
+    created_by="m006_model_exchanges",
+)
+
 # in the order their words have always been written (descriptions.rows), the migrations' order but for meta
 TABLES: tuple[Table, ...] = (
     META, MIGRATIONS, RUNS, EXCHANGES, MESSAGES, SSE_EVENTS, TERMINAL, FILES, ANOMALIES, URL_HITS, DESCRIPTIONS,
-    SCREENS, OPENS,
+    SCREENS, OPENS, MODEL_EXCHANGES,
 )  # fmt: skip
 BY_NAME: Mapping[str, Table] = {table.name: table for table in TABLES}

@@ -44,7 +44,7 @@ def test_a_call_of_an_opener_comes_back_as_it_was_written_with_what_it_was_asked
         ],
     )
     rec = load(path)
-    assert rec.format_version == latest() == "m005_opens"
+    assert rec.format_version == latest()
     first, second = rec.opens
     assert first == UrlOpen(seq=first.seq, run_id="a", opener="xdg-open", argv=(OPEN["argv"][0],), t=5.5)
     assert first.targets == ("https://example.com/cb?x=1&y=2",)
@@ -148,9 +148,9 @@ def test_upgrading_a_recording_made_before_opens_adds_the_table_and_its_words_an
     shutil.copyfile(M004, copy)
     assert load(copy).format_version == "m004_screens"
     verdicts_before = [r.as_dict() for r in judge(load(copy)).results]
-    assert store.upgrade(copy) == ["m005_opens"]
+    assert store.upgrade(copy) == ["m005_opens", "m006_model_exchanges"]
     rec = load(copy)
-    assert rec.format_version == "m005_opens" and rec.meta["format_version"] == "m005_opens"
+    assert rec.format_version == latest() and rec.meta["format_version"] == latest()
     assert rec.opens == ()
     assert [r.as_dict() for r in judge(rec).results] == verdicts_before
     with sqlite3.connect(copy) as conn:

@@ -42,7 +42,7 @@ def test_a_snapshot_comes_back_as_it_was_written(tmp_path):
         terminal=[{"run_id": "a", "stream": "tty", "offset": 0, "data": b"Welcome\r\nName? "}],
     )
     rec = load(path)
-    assert rec.format_version == latest() == "m005_opens"
+    assert rec.format_version == latest()
     first = rec.screens[0]
     assert first == ScreenSnapshot(seq=first.seq, **{k: v for k, v in SHOT.items()})
     assert first.lines == ("Welcome", "Name?")
@@ -106,9 +106,9 @@ def test_upgrading_a_recording_made_before_screens_adds_the_table_and_its_words_
     copy = tmp_path / "old.sqlite"
     shutil.copyfile(M003, copy)
     verdicts_before = [r.as_dict() for r in judge(load(copy)).results]
-    assert store.upgrade(copy) == ["m004_screens", "m005_opens"]
+    assert store.upgrade(copy) == ["m004_screens", "m005_opens", "m006_model_exchanges"]
     rec = load(copy)
-    assert rec.format_version == "m005_opens" and rec.meta["format_version"] == "m005_opens"
+    assert rec.format_version == "m006_model_exchanges" and rec.meta["format_version"] == "m006_model_exchanges"
     assert [r.as_dict() for r in judge(rec).results] == verdicts_before
     with sqlite3.connect(copy) as conn:
         stored = set(conn.execute("SELECT table_name, column_name, description FROM descriptions"))

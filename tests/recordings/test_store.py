@@ -112,9 +112,15 @@ def test_a_recording_frozen_at_the_first_format_upgrades_and_keeps_its_rows(tmp_
         RecordingFormatError, match=f"uses recording format m001_initial.*Run: backchannel upgrade {copy}"
     ):
         load(copy)
-    assert store.upgrade(copy) == ["m002_url_hits", "m003_descriptions", "m004_screens", "m005_opens"]
+    assert store.upgrade(copy) == [
+        "m002_url_hits",
+        "m003_descriptions",
+        "m004_screens",
+        "m005_opens",
+        "m006_model_exchanges",
+    ]
     rec = load(copy)
-    assert rec.format_version == "m005_opens" and rec.meta["format_version"] == "m005_opens"
+    assert rec.format_version == "m006_model_exchanges" and rec.meta["format_version"] == "m006_model_exchanges"
     assert [m.method for m in rec.messages] == ["tools/call"] and rec.url_hits == ()
     assert store.upgrade(copy) == []
 
@@ -180,11 +186,17 @@ def test_upgrade_swaps_in_a_migrated_copy_and_keeps_the_file_mode(tmp_path):
     copy = _old_copy(tmp_path)
     copy.chmod(0o600)
     inode = copy.stat().st_ino
-    assert store.upgrade(copy) == ["m002_url_hits", "m003_descriptions", "m004_screens", "m005_opens"]
+    assert store.upgrade(copy) == [
+        "m002_url_hits",
+        "m003_descriptions",
+        "m004_screens",
+        "m005_opens",
+        "m006_model_exchanges",
+    ]
     assert copy.stat().st_ino != inode  # a new file took its place: never half-migrated in place
     assert copy.stat().st_mode & 0o777 == 0o600
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.sqlite"]
-    assert load(copy).format_version == "m005_opens"
+    assert load(copy).format_version == "m006_model_exchanges"
 
 
 def test_a_new_recording_and_its_wal_and_shm_files_are_owner_only_whatever_the_umask(tmp_path):
