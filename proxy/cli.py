@@ -95,6 +95,7 @@ COMMANDS: dict[str, Command] = {
     "merge-reports": Command("backchannel.proxy.judging.command", "merge_reports_command"),
     "checks": Command(HERE, "list_checks"),
     "scenarios": Command("backchannel.proxy.scenarios.command", "scenarios_command"),
+    "agents": Command("backchannel.proxy.agents.command", "agents_command"),
     "show": Command(HERE, "show"),
     "upgrade": Command(HERE, "upgrade"),
 }

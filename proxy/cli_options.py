@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -47,6 +48,11 @@ _ANSWER_HELP = (
     "Type TEXT when REGEX appears on the screen: 'REGEX=>TEXT' (repeatable; implies --tty unless --no-tty is given,"
     " which writes TEXT to the piped client's stdin once its prompt was read)."
 )
+_AGENT_HELP = (
+    "Run a coding agent as the client, by its shipped recipe (claude-code, codex, gemini-cli; see `backchannel"
+    " agents`), offline against the lab's scripted model; instead of --client/--target."
+)
+_AGENT_RECIPE_HELP = "Like --agent, with your own recipe file (TOML, shaped like proxy/agents/recipes/*.toml)."
 
 # the lab: what the client's process is given and how much of its output is kept
 EnvFlag = Annotated[list[str] | None, typer.Option("--env", help=_ENV_HELP)]
@@ -65,6 +71,9 @@ McpConfigFileFlag = Annotated[str | None, typer.Option(help=_CONFIG_FILE_HELP)]
 TtyFlag = Annotated[bool | None, typer.Option("--tty/--no-tty", help=_TTY_HELP, show_default=False)]
 TtySizeFlag = Annotated[str | None, typer.Option(help=_TTY_SIZE_HELP)]
 AnswerFlag = Annotated[list[str] | None, typer.Option("--answer", help=_ANSWER_HELP)]
+# a coding agent as the client (proxy/agents/: its recipe; proxy/run/agent_lab.py: its lab)
+AgentFlag = Annotated[str | None, typer.Option(help=_AGENT_HELP)]
+AgentRecipeFlag = Annotated[Path | None, typer.Option(help=_AGENT_RECIPE_HELP)]
 
 
 def scenario_names_help(what: str) -> str:

@@ -17,6 +17,8 @@ from backchannel.oracle import judge
 from backchannel.oracle.render import FORMATS
 from backchannel.proxy.cli_options import (
     WIRE_DEFAULTS,
+    AgentFlag,
+    AgentRecipeFlag,
     AnswerFlag,
     EnvFlag,
     IdleTimeoutFlag,
@@ -36,6 +38,7 @@ from backchannel.proxy.cli_output import USER_ERRORS, err_console, fail, render_
 from backchannel.proxy.endpoint.tools import ERAS
 from backchannel.proxy.judging.keep import keep_report
 from backchannel.proxy.replay.through_proxy import rerun
+from backchannel.proxy.run.agent_lab import chosen_agent
 from backchannel.proxy.run.capture import MAX_OUTPUT, HarnessBroken
 from backchannel.proxy.run.guard import Interrupted
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Scenario, server_url_problem
@@ -109,6 +112,8 @@ def check(
     server: Annotated[
         str | None, typer.Option(help="A server to test (its MCP URL): runs a server scenario against it.")
     ] = None,
+    agent: AgentFlag = None,
+    agent_recipe: AgentRecipeFlag = None,
     scenario: Annotated[
         str | None,
         typer.Option(
@@ -169,18 +174,29 @@ def check(
         raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
     if target and client:
         raise fail("give --target (a CLI to discover) or --client (an invocation with {url}), not both")
+    if (agent or agent_recipe) and (target or client):
+        raise fail("--agent runs a coding agent as the client: give it instead of --client/--target, not with them")
+    if (agent or agent_recipe) and replay is not None:
+        raise fail("--replay re-runs a recording with --client or --target; --agent is not supported with it")
     try:
+        agent_argv = chosen_agent(agent, agent_recipe)
         scenario = scenario or (SERVER_DEFAULT if server else CLIENT_DEFAULT)
         chosen = get_scenario(scenario)
-        check_sides(chosen, server=server, client=client, target=target, replay=replay)
+        check_sides(
+            chosen,
+            server=server,
+            client=client or agent or (agent_recipe and str(agent_recipe)),
+            target=target,
+            replay=replay,
+        )
         if era != "auto" and (chosen.side == "server" or replay is not None):
             raise CheckError("--era sets the era of backchannel's own endpoint: not for a server scenario or --replay")
         own_settings = settings_for(scenario, settings or {})
         default_target = list(chosen.default_target) if chosen.default_target else None
         options = CheckOptions(
             out=out or Path(time.strftime("backchannel-check-%Y%m%d-%H%M%S.sqlite")),
-            target=shlex.split(target) if target else (None if client else default_target),
-            client=shlex.split(client) if client else None,
+            target=shlex.split(target) if target else (None if client or agent_argv else default_target),
+            client=shlex.split(client) if client else (list(agent_argv) if agent_argv else None),
             server=server,
             timeout=timeout,
             stdin=None if stdin is None else stdin.replace("\\n", "\n").encode(),

@@ -13,6 +13,8 @@ import typer
 from backchannel.addons.plan import PlanError, parse_plan
 from backchannel.proxy.cli_options import (
     WIRE_DEFAULTS,
+    AgentFlag,
+    AgentRecipeFlag,
     AnswerFlag,
     EnvFlag,
     IdleTimeoutFlag,
@@ -29,6 +31,7 @@ from backchannel.proxy.cli_options import (
     scenario_names_help,
 )
 from backchannel.proxy.cli_output import USER_ERRORS, err_console, fail, out_console
+from backchannel.proxy.run.agent_lab import chosen_agent, scripted
 from backchannel.proxy.run.capture import MAX_OUTPUT
 from backchannel.proxy.run.guard import Interrupted, is_locked
 from backchannel.proxy.run.record import record_command, record_live
@@ -90,13 +93,21 @@ def record(
     tty: TtyFlag = None,
     tty_size: TtySizeFlag = None,
     answer: AnswerFlag = None,
+    agent: AgentFlag = None,
+    agent_recipe: AgentRecipeFlag = None,
 ) -> None:
     """Record a client's traffic through the proxy: run CMD in a lab, or print a URL for a live client."""
     target = out or _default_out()
     if ui not in ("terminal", "web"):
         raise fail(f"unknown --ui {ui!r}; valid: terminal, web")
-    if ui == "web" and cmd:
-        raise fail("--ui web watches a live client; give no command after --")
+    if ui == "web" and (cmd or agent or agent_recipe):
+        raise fail("--ui web watches a live client; give no command after -- and no --agent")
+    if (agent or agent_recipe) and cmd:
+        raise fail("--agent runs a coding agent as the client: give it instead of a command after --, not with one")
+    if (agent or agent_recipe) and upstream:
+        raise fail(
+            "--agent runs against the scenario's own endpoint (its model calls the scenario's tool), not --upstream"
+        )
     try:
         run = run_settings(
             redact_names=redact_names,
@@ -117,26 +128,31 @@ def record(
         if force:
             _clear(target)
         mutation_plan = load_plan(plan)
-        tools = get_scenario(scenario).tools  # the endpoint is handed them: it never looks a scenario up
+        chosen = get_scenario(scenario)
+        tools = chosen.tools  # the endpoint is handed them: it never looks a scenario up
+        agent_argv = chosen_agent(agent, agent_recipe)
+        if agent_argv is not None:
+            cmd = list(agent_argv)
         if cmd:
-            result = record_command(
-                target,
-                cmd,
-                upstream=upstream,
-                plan=mutation_plan,
-                scenario=scenario,
-                tools=tools,
-                timeout=timeout,
-                keep_lab=keep_lab,
-                flow_state=flow_state,
-                console=err_console,
-                env=run.env,
-                max_output=max_output,
-                mcp_config=run.mcp_config,
-                tty=run.tty,
-                redaction=run.redaction,
-                limits=run.limits,
-            )
+            with scripted(chosen.model_script):  # the scenario's model script, for a coding agent's model
+                result = record_command(
+                    target,
+                    cmd,
+                    upstream=upstream,
+                    plan=mutation_plan,
+                    scenario=scenario,
+                    tools=tools,
+                    timeout=timeout,
+                    keep_lab=keep_lab,
+                    flow_state=flow_state,
+                    console=err_console,
+                    env=run.env,
+                    max_output=max_output,
+                    mcp_config=run.mcp_config,
+                    tty=run.tty,
+                    redaction=run.redaction,
+                    limits=run.limits,
+                )
             if result.outcome == "failed-to-start":
                 raise fail(f"the client did not start: {result.detail}; {target} holds the run and the proxy's side")
             err_console.print(

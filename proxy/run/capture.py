@@ -19,11 +19,12 @@ from backchannel.addons.plan import PlanError, parse_plan
 from backchannel.addons.session import Limits
 from backchannel.proxy.endpoint.server import RunningEndpoint, start_endpoint
 from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.run.agent_lab import AgentLab, AgentRun, is_agent_client
 from backchannel.proxy.run.guard import RecordingLock, interruptible, interruption, shielded
 from backchannel.proxy.run.lab import Lab, LabResult, resolve_command
 from backchannel.proxy.run.launcher import CAPTURE_MARKER_VAR, RunningProxy, WebUiOptions, start_proxy
 from backchannel.proxy.run.placeholders import McpConfigOptions, expand
-from backchannel.proxy.run.tty import Snapshot, TtyOptions
+from backchannel.proxy.run.tty import Snapshot, TtyOptions, under_terminal
 from backchannel.recordings import redact, store
 from backchannel.recordings.errors import RecordingError, UserError
 from backchannel.recordings.meta import MetaValue, ProxyStartup, RecordingInfo
@@ -136,6 +137,7 @@ class Capture:
         self._offsets: dict[tuple[str, str], int] = {}
         self._lock = threading.Lock()
         self._details: dict[str, RunDetail] = {}
+        self.agents: AgentLab | None = None  # started by the first run whose client is a coding agent (agent_lab.py)
 
     def __enter__(self) -> Capture:
         self._interruptible.__enter__()  # SIGTERM/SIGHUP unwind the block like Ctrl-C does
@@ -347,13 +349,22 @@ class Capture:
         assert self.writer is not None
         tty = tty if tty is not None else self.tty
         lab = lab or Lab(run.id, keep=keep_lab, parent=None if keep_lab else self.labs)
-        argv = expand(
-            resolve_command(argv_template),
-            url=run.url,
-            home=lab.home,
-            server_name=self.server_name,
-            options=self.mcp_config,
-        )
+        try:
+            agent = self._agent_run(run, argv_template, lab, tty) if is_agent_client(argv_template) else None
+        except BaseException:
+            lab.close()
+            raise
+        if agent is not None:
+            argv = list(agent.argv)
+            self.add_facts(run, agent.facts)
+        else:
+            argv = expand(
+                resolve_command(argv_template),
+                url=run.url,
+                home=lab.home,
+                server_name=self.server_name,
+                options=self.mcp_config,
+            )
         if self.env:  # the names only: values may be secrets
             detail = self._details.get(run.id, RunDetail())
             facts = {**detail.facts, "lab_env": ",".join(sorted(self.env))}
@@ -371,12 +382,16 @@ class Capture:
 
         try:
             self.writer.update_run(run.id, RunLaunch(client_argv=argv, lab_home=str(lab.home)))
-            env = lab.env(run.url, {**self.env, CAPTURE_MARKER_VAR: self.marker}, tty=tty)
+            agent_env = agent.env if agent is not None else {}
+            env = lab.env(run.url, {**agent_env, **self.env, CAPTURE_MARKER_VAR: self.marker}, tty=tty)
             try:
                 result = lab.run(argv, env, output, timeout, stdin=stdin, tty=tty, on_snapshot=snapshot)
             except BaseException as exc:  # interrupted: the run still gets an end saying so
                 self.end_run(run, outcome="interrupted", note=interruption(exc) or f"{type(exc).__name__}: {exc}")
                 raise
+            finally:
+                if agent is not None:
+                    agent.stop()  # bounded; its last exchanges are queued before the run ends
             self.record_files(run, lab)
             self.record_opens(run, lab)
             self.end_run(run, exit_code=result.exit_code, outcome=result.outcome, note=result.detail)
@@ -384,6 +399,23 @@ class Capture:
             return result
         finally:
             lab.close()
+
+    def _agent_run(self, run: RunHandle, argv_template: Sequence[str], lab: Lab, tty: TtyOptions | None) -> AgentRun:
+        """Prepare a run whose client is a coding agent: its model stand-in, files and environment (agent_lab.py)."""
+        assert self.writer is not None
+        if self.agents is None:
+            self.agents = AgentLab(lambda kind, detail, run_id: self.note_anomaly(kind, detail, run_id))
+        return self.agents.prepare(
+            argv_template,
+            run_id=run.id,
+            url=run.url,
+            home=lab.home,
+            cwd=lab.work,
+            interactive=under_terminal(tty),
+            tools=self.endpoint_config.tools,
+            server_name=self.server_name,
+            sink=self.writer.insert,
+        )
 
     def check_proxy(self) -> None:
         """Raise HarnessBroken if mitmdump died under the capture: later runs could not be seen either."""
@@ -433,6 +465,9 @@ class Capture:
         if self.labs is not None:
             shutil.rmtree(self.labs, ignore_errors=True)
             self.labs = None
+        if self.agents is not None:
+            self.agents.close()
+            self.agents = None
         died = self.proxy.exited() if self.proxy is not None else None  # before we asked: it died under us
         opened = self.writer is not None
         if self.writer is not None:

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from backchannel.addons.session import Limits
 from backchannel.proxy.endpoint.tools import EndpointConfig, ToolSet, ToolSpec, answer_wait
+from backchannel.proxy.run.agent_lab import scripted
 from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.run.placeholders import McpConfigOptions, names_the_server
 from backchannel.proxy.run.tty import TtyOptions
@@ -116,6 +117,9 @@ class Scenario:
     needs_client: bool = False
     side: Literal["client", "server"] = "client"
     default_target: tuple[str, ...] | None = None  # what `check` runs when given no --target or --client
+    # with `check --agent`: what the lab's scripted model does, as proxy/model/script.py ModelScript data (`server` is
+    # filled in per run); None: call the first of `tools` with {} and answer "done" (proxy/run/agent_lab.py)
+    model_script: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):
@@ -136,9 +140,10 @@ class Scenario:
                 "--client must say where the server is: {url}, {stdio-cmd}, {stdio-argv} or {mcp-config}"
                 " (or give --mcp-config-file for a host that reads a fixed configuration file)"
             )
-        if self.runner is not None:
-            return self.runner(options, progress)
-        return self.run_once(options, progress)
+        with scripted(self.model_script):  # for the runs whose client is a coding agent
+            if self.runner is not None:
+                return self.runner(options, progress)
+            return self.run_once(options, progress)
 
     def run_once(self, options: CheckOptions, progress: Progress) -> Path:
         """The runner a scenario gets when it declares none: one run named `run` of `--client` against the

@@ -32,7 +32,9 @@ def test_claude_code_call_tool_allows_the_tool_by_its_mcp_name(tmp_path: Path) -
     assert launch.env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:5000"
     assert launch.env["ANTHROPIC_API_KEY"] == DUMMY_API_KEY
     config = json.loads(dict(launch.files)[".backchannel/claude-mcp.json"])
-    assert config == {"mcpServers": {"backchannel-endpoint": {"type": "http", "url": "http://127.0.0.1:4000/r/abc/mcp"}}}
+    assert config == {
+        "mcpServers": {"backchannel-endpoint": {"type": "http", "url": "http://127.0.0.1:4000/r/abc/mcp"}}
+    }
 
 
 def test_the_default_arm_adds_nothing(tmp_path: Path) -> None:

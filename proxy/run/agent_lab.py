@@ -1,0 +1,216 @@
+"""A coding agent as a run's client: its model stand-in, its recipe's files and environment, and the refusing proxy.
+
+`check --agent NAME` hands scenarios a client command line like any other, `agent_client(...)`: the `{agent}` token,
+the recipe's file, the permission arm and `{url}`. Runners pass it to `Capture.run_client` unchanged; there the
+capture asks this module to prepare the run: it starts the model stand-in the recipe's agent talks to (recording
+every exchange through the capture's writer), writes the recipe's files into the lab HOME, and gives the agent its
+command line and environment, including a proxy that refuses every outside host and records which one was wanted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from backchannel.proxy.agents.expand import RunValues, expand_recipe, write_files
+from backchannel.proxy.agents.installed import require_installed
+from backchannel.proxy.agents.recipe import ARMS, AgentRecipe, RecipeError, load_recipe, shipped_recipes
+from backchannel.proxy.endpoint.tools import ToolSpec
+from backchannel.proxy.run.refusing_proxy import Refused, RefusingProxy, proxy_env
+from backchannel.recordings.errors import UserError
+from backchannel.recordings.rows import ModelExchangeRow
+from backchannel.recordings.shapes import Fact
+
+if TYPE_CHECKING:  # the stand-in (uvicorn, the provider APIs) is imported only when an agent runs
+    from backchannel.proxy.model.script import ModelScript
+    from backchannel.proxy.model.server import ModelStandIn
+
+AGENT_TOKEN = "{agent}"  # the first element of an agent client command line
+DEFAULT_ARM = "call-tool"  # what a scenario's runs use unless the scenario says otherwise
+DEFAULT_ANSWER = "done"  # the scripted model's final text after the tool result
+OUTSIDE_HOST = "agent-outside-host"  # the anomaly kind: the agent tried to reach a host outside the lab
+MAX_OUTSIDE_NOTES = 100  # distinct (run, host) anomalies kept per capture; past it the rest are dropped
+# a scenario's own model script (plain data, `Scenario.model_script`), for the runs under `scripted(...)`
+_SCENARIO_SCRIPT: ContextVar[Mapping[str, Any] | None] = ContextVar("backchannel_model_script", default=None)
+
+
+class AgentLabError(UserError):
+    """An agent run that cannot be prepared; the message says why and what to do."""
+
+
+def agent_client(recipe: AgentRecipe, arm: str = DEFAULT_ARM) -> tuple[str, ...]:
+    """The client command line that makes a run's client this recipe's agent, with this permission arm."""
+    if arm not in ARMS:
+        raise RecipeError(f"no permission arm {arm!r} (arms: {', '.join(ARMS)})")
+    return (AGENT_TOKEN, str(recipe.source), arm, "{url}")
+
+
+def is_agent_client(argv: Sequence[str]) -> bool:
+    return len(argv) == 4 and argv[0] == AGENT_TOKEN and argv[3] == "{url}"
+
+
+def with_arm(argv: Sequence[str], arm: str) -> tuple[str, ...]:
+    """The same agent client command line with another permission arm (a runner's per-run choice)."""
+    if not is_agent_client(argv):
+        raise AgentLabError("with_arm takes an agent client command line (agent_client)")
+    return (argv[0], argv[1], arm, argv[3])
+
+
+def client_label(argv: Sequence[str]) -> str:
+    """How an agent client command line reads in messages: the recipe's name, or its file for a user's own."""
+    path = Path(argv[1])
+    name = next((shipped for shipped, known in shipped_recipes().items() if known == path), str(path))
+    return f"agent {name} ({argv[2]})"
+
+
+def chosen_agent(name: str | None, recipe_file: Path | None, arm: str = DEFAULT_ARM) -> tuple[str, ...] | None:
+    """The client command line `--agent NAME` or `--agent-recipe FILE` asks for (None: neither was given).
+
+    Raises:
+        AgentLabError: both were given, or the name is not a shipped recipe. RecipeError: the recipe is broken.
+        AgentNotInstalled: its agent is not installed (the message names the install command).
+    """
+    if name is not None and recipe_file is not None:
+        raise AgentLabError("give --agent NAME or --agent-recipe FILE, not both")
+    if name is None and recipe_file is None:
+        return None
+    if name is not None and name not in shipped_recipes():
+        raise AgentLabError(
+            f"no agent named {name!r}; shipped: {', '.join(shipped_recipes())} (or --agent-recipe FILE)"
+        )
+    recipe = load_recipe(name if name is not None else Path(str(recipe_file)))
+    require_installed(recipe)
+    return agent_client(recipe, arm)
+
+
+@contextlib.contextmanager
+def scripted(data: Mapping[str, Any] | None) -> Iterator[None]:
+    """Agent runs in this block use the scenario's model script (plain data; `server` is filled in per run)."""
+    token = _SCENARIO_SCRIPT.set(data)
+    try:
+        yield
+    finally:
+        _SCENARIO_SCRIPT.reset(token)
+
+
+def model_script(tools: Sequence[ToolSpec], server_name: str) -> ModelScript:
+    """The scripted model for a run: the scenario's own script, or call its first tool with {} and answer "done"."""
+    from backchannel.proxy.model.script import ModelScript, ScriptError
+
+    data: dict[str, Any] = {"arguments": {}, "answer": DEFAULT_ANSWER}
+    if tools:
+        data["tool"] = tools[0].name
+    data.update(_SCENARIO_SCRIPT.get() or {})
+    data["server"] = server_name
+    if "tool" not in data:
+        raise AgentLabError("an agent run needs a tool for its model to call: this endpoint serves none")
+    try:
+        return ModelScript.from_data(data)
+    except ScriptError as exc:
+        raise AgentLabError(f"the scenario's model script: {exc}") from None
+
+
+@dataclass
+class AgentRun:
+    """One prepared agent run: its command line, environment and facts; `stop()` ends its model stand-in."""
+
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    facts: dict[str, Fact]
+    stand_in: ModelStandIn
+    lab_proxy: AgentLab
+    run_id: str
+
+    def stop(self) -> None:
+        self.lab_proxy.leave(self.run_id)
+        self.stand_in.stop()
+
+
+class AgentLab:
+    """One capture's agent machinery: the refusing proxy (started at the first agent run) and the runs it prepares."""
+
+    def __init__(self, note_anomaly: Callable[[str, str, str | None], None]) -> None:
+        self.note_anomaly = note_anomaly
+        self.proxy: RefusingProxy | None = None
+        self._current: str | None = None  # the run whose agent is running: refused hosts are its anomalies
+        self._seen: set[tuple[str | None, str]] = set()
+        self._lock = threading.Lock()
+
+    def refused(self, what: Refused) -> None:
+        with self._lock:
+            key = (self._current, what.target)
+            if key in self._seen or len(self._seen) >= MAX_OUTSIDE_NOTES:
+                return
+            self._seen.add(key)
+            run_id = self._current
+        detail = f"the agent tried to reach {what.target} ({what.method} through the lab's proxy); it was refused"
+        self.note_anomaly(OUTSIDE_HOST, detail, run_id)
+
+    def leave(self, run_id: str) -> None:
+        with self._lock:
+            if self._current == run_id:
+                self._current = None
+
+    def prepare(
+        self,
+        argv: Sequence[str],
+        *,
+        run_id: str,
+        url: str,
+        home: Path,
+        cwd: Path,
+        interactive: bool,
+        tools: Sequence[ToolSpec],
+        server_name: str,
+        sink: Callable[[ModelExchangeRow], None],
+    ) -> AgentRun:
+        """Start the run's model stand-in, write the recipe's files into `home`, and say how to start the agent.
+
+        Raises:
+            RecipeError: the recipe cannot be loaded or filled in. AgentNotInstalled: its agent is not in the cache.
+            AgentLabError: the scenario gives its model nothing to call.
+        """
+        from backchannel.proxy.model.server import ModelStandIn
+
+        recipe = load_recipe(Path(argv[1]))
+        arm = argv[2]
+        installed = require_installed(recipe)
+        script = model_script(tools, server_name)
+        if self.proxy is None:
+            self.proxy = RefusingProxy(self.refused)
+            self.proxy.start()
+        stand_in = ModelStandIn(script, sink, run_id=run_id)
+        model_url = stand_in.start()
+        try:
+            values = RunValues(url, server_name, model_url, home, cwd, script.tool, str(installed.executable))
+            launch = expand_recipe(recipe, arm, values, interactive=interactive)
+            write_files(launch, home)
+        except BaseException:
+            stand_in.stop()
+            raise
+        with self._lock:
+            self._current = run_id
+        chosen = recipe.arm(arm)
+        permissions = " ".join([*chosen.args, *(f"{k}={v!r}" for k, v in chosen.values.items() if v)]) or "(none)"
+        facts: dict[str, Fact] = {
+            "agent": recipe.name,
+            "agent_version": installed.version,
+            "agent_recipe": str(recipe.source),
+            "agent_arm": arm,
+            "agent_permissions": permissions,
+            "agent_permissions_why": chosen.why,
+            "agent_api": recipe.api,
+            "model_tool": script.tool,
+        }
+        env = {**launch.env, **proxy_env(self.proxy.url)}
+        return AgentRun(launch.argv, env, facts, stand_in, self, run_id)
+
+    def close(self) -> None:
+        if self.proxy is not None:
+            self.proxy.stop()
+            self.proxy = None
