@@ -35,6 +35,7 @@ class AgentLaunch:
     argv: tuple[str, ...]
     env: Mapping[str, str]
     files: tuple[tuple[str, str], ...]
+    permissions: tuple[str, ...] = ()  # the arm's arguments as filled in (what the run's facts show)
 
 
 def _fill(text: str, values: Mapping[str, str], escape: str = "text") -> str:
@@ -70,14 +71,15 @@ def expand_recipe(recipe: AgentRecipe, arm_name: str, run: RunValues, *, interac
     values["prompt"] = _fill(recipe.prompt, values)
     with_arm = {**values, **arm.values}
     argv: list[str] = []
+    arm_args = [_fill(arg, with_arm) for arg in arm.args]
     template = recipe.interactive if interactive else recipe.command
     for part in template:
         if part == ARM_ARGS:
-            argv.extend(_fill(arg, with_arm) for arg in arm.args)
+            argv.extend(arm_args)
         else:
             argv.append(_fill(part, with_arm))
     if ARM_ARGS not in template:
-        argv.extend(_fill(arg, with_arm) for arg in arm.args)
+        argv.extend(arm_args)
     env = {name: _fill(value, with_arm) for name, value in {**recipe.env, **arm.env}.items()}
     files = []
     for index, template_file in enumerate(recipe.files):
@@ -86,7 +88,7 @@ def expand_recipe(recipe: AgentRecipe, arm_name: str, run: RunValues, *, interac
             text = text.replace(f"{{{name}}}", raw)
         _check_parses(recipe, index, template_file.format, text)
         files.append((_fill(template_file.path, values), text))
-    return AgentLaunch(tuple(argv), env, tuple(files))
+    return AgentLaunch(tuple(argv), env, tuple(files), tuple(arm_args))
 
 
 def _check_parses(recipe: AgentRecipe, index: int, fmt: str, text: str) -> None:

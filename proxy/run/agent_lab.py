@@ -10,6 +10,7 @@ command line and environment, including a proxy that refuses every outside host 
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
@@ -86,6 +87,12 @@ def chosen_agent(name: str | None, recipe_file: Path | None, arm: str = DEFAULT_
     recipe = load_recipe(name if name is not None else Path(str(recipe_file)))
     require_installed(recipe)
     return agent_client(recipe, arm)
+
+
+def agent_server_name(name: str) -> str:
+    """The name the agent's configuration gives the run's server: letters, digits and _ only, since each agent
+    builds its tool names from it and each rewrites other characters its own way (Codex turns - into _)."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)[:40] or "backchannel"
 
 
 @contextlib.contextmanager
@@ -180,6 +187,7 @@ class AgentLab:
         recipe = load_recipe(Path(argv[1]))
         arm = argv[2]
         installed = require_installed(recipe)
+        server_name = agent_server_name(server_name)
         script = model_script(tools, server_name)
         if self.proxy is None:
             self.proxy = RefusingProxy(self.refused)
@@ -196,15 +204,17 @@ class AgentLab:
         with self._lock:
             self._current = run_id
         chosen = recipe.arm(arm)
-        permissions = " ".join([*chosen.args, *(f"{k}={v!r}" for k, v in chosen.values.items() if v)]) or "(none)"
+        settings = [" ".join(launch.permissions)] if launch.permissions else []
+        settings += [value for value in chosen.values.values() if value]
         facts: dict[str, Fact] = {
             "agent": recipe.name,
             "agent_version": installed.version,
-            "agent_recipe": str(recipe.source),
+            "agent_recipe": recipe.name if shipped_recipes().get(recipe.name) == recipe.source else str(recipe.source),
             "agent_arm": arm,
-            "agent_permissions": permissions,
+            "agent_permissions": "; ".join(settings) or "(the agent's own defaults)",
             "agent_permissions_why": chosen.why,
             "agent_api": recipe.api,
+            "agent_server_name": server_name,
             "model_tool": script.tool,
         }
         env = {**launch.env, **proxy_env(self.proxy.url)}
