@@ -1,0 +1,113 @@
+"""Real coding agents as the client under test: `check --agent NAME` runs each installed agent offline against the
+lab's model stand-in, and the recording holds its model exchanges, its tools/call on the wire and its run facts.
+
+Each agent is the one scripts/install-clients installs (pinned); one that is missing fails the test with the command
+that installs it, never a quiet skip. Each run takes a few seconds (measured: 2.8 s, 2.9 s, 4.6 s)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from backchannel.proxy.agents.installed import find_installed
+from backchannel.proxy.agents.recipe import RECIPES_DIR, load_recipe
+from backchannel.proxy.run.agent_lab import OUTSIDE_HOST
+from backchannel.recordings import load
+from backchannel.recordings.model import Recording
+
+pytestmark = pytest.mark.live
+ROOT = Path(__file__).resolve().parents[3]
+BACKCHANNEL = str(ROOT / ".venv" / "bin" / "backchannel")
+API = {"claude-code": "anthropic-messages", "codex": "openai-responses", "gemini-cli": "gemini-stream"}
+
+
+def _installed(name: str) -> None:
+    if find_installed(load_recipe(name)) is None:  # an agent the suite cannot run is a failure to see, never a skip
+        pytest.fail(f"agent {name} is not installed: run scripts/install-clients --agents {name}")
+
+
+def _check(tmp_path: Path, *flags: str) -> tuple[subprocess.CompletedProcess[str], Recording]:
+    out = tmp_path / "agent.sqlite"
+    argv = [BACKCHANNEL, "check", *flags, "--scenario", "default", "--out", str(out), "--format", "json"]
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    # 1 is a finding about the agent (Gemini CLI 0.61.0 sends no MCP-Protocol-Version header): the run still worked
+    assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]
+    return done, load(out)
+
+
+@pytest.mark.parametrize("name", ["claude-code", "codex", "gemini-cli"])
+def test_each_agent_calls_the_tool_through_the_proxy_and_its_model_context_is_recorded(
+    name: str, tmp_path: Path
+) -> None:
+    _installed(name)
+    done, recording = _check(tmp_path, "--agent", name)
+    [run] = recording.runs
+    assert run.exit_code == 0, done.stderr[-3000:]
+    facts = run.detail.facts
+    assert facts["agent"] == name and facts["agent_arm"] == "call-tool"
+    assert facts["agent_version"] == load_recipe(name).version
+    assert facts["agent_api"] == API[name]
+    exchanges = list(recording.model_exchanges_in(run.id))
+    assert len(exchanges) >= 2
+    assert {exchange.api for exchange in exchanges} >= {API[name]}
+    actions = [exchange.step.get("action") for exchange in exchanges]
+    assert "call-tool" in actions and actions[-1] == "answer", actions
+    calls = [m for m in recording.messages if m.method == "tools/call" and m.direction == "to-server"]
+    assert calls and all(call.run_id == run.id for call in calls)
+    assert calls[0].payload["params"]["name"] == "get_repo_status"
+    assert not [a for a in recording.anomalies if a.kind == OUTSIDE_HOST]
+    report = json.loads(done.stdout)
+    assert report["summary"]["ERROR"] == 0
+
+
+def test_an_agent_without_its_offline_settings_is_seen_reaching_out(tmp_path: Path) -> None:
+    _installed("claude-code")
+    text = (RECIPES_DIR / "claude-code.toml").read_text(encoding="utf-8")
+    noisy = "\n".join(line for line in text.splitlines() if not line.startswith("CLAUDE_CODE_DISABLE_NONESSENTIAL"))
+    for switch in ("DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER", "DISABLE_ERROR_REPORTING", "DISABLE_BUG_COMMAND"):
+        noisy = noisy.replace(f'{switch} = "1"', "")
+    recipe = tmp_path / "noisy-claude-code.toml"
+    recipe.write_text(noisy, encoding="utf-8")
+    _done, recording = _check(tmp_path, "--agent-recipe", str(recipe))
+    [run] = recording.runs
+    assert run.detail.facts["agent_recipe"] == str(recipe)
+    outside = [a for a in recording.anomalies if a.kind == OUTSIDE_HOST]
+    assert outside and all(a.run_id == run.id for a in outside)
+    assert any("api.anthropic.com:443" in a.detail for a in outside), [a.detail for a in outside]
+    assert list(recording.model_exchanges_in(run.id))  # the model stand-in still got every model request
+
+
+def test_an_agent_that_is_not_installed_is_a_usage_error_naming_the_install_command(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "BACKCHANNEL_CLIENTS": str(tmp_path / "none")}
+    argv = [BACKCHANNEL, "check", "--agent", "codex", "--scenario", "default", "--out", str(tmp_path / "x.sqlite")]
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert "agent codex is not installed" in done.stderr
+    assert "run scripts/install-clients --agents codex" in done.stderr
+    assert not (tmp_path / "x.sqlite").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--agent", "codex", "--client", "x {url}"], "give it instead of --client/--target"),
+        (["--agent", "codex", "--agent-recipe", str(RECIPES_DIR / "codex.toml")], "not both"),
+        (["--agent", "cursor"], "no agent named 'cursor'; shipped: claude-code, codex, gemini-cli"),
+        (["--agent-recipe", "missing.toml"], "no agent recipe 'missing.toml'"),
+    ],
+)
+def test_check_refuses_a_wrong_agent_choice_with_exit_2(flags: list[str], message: str, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "backchannel.proxy.cli", "check", *flags],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr
