@@ -341,7 +341,7 @@ MODEL_EXCHANGES = Table(
         Column("reply_truncated", FLAG, "1 when only the start of the reply is kept."),
         Column(
             "step",
-            TEXT,
+            Cell.JSON_OBJECT,
             "What the scenario's model script did with this request (JSON: its action, e.g. call-tool with the "
             "tool's name, answer, follow-directive, refuse-unknown-api).",
         ),

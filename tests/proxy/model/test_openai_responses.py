@@ -1,0 +1,76 @@
+"""The stand-in speaks OpenAI Responses well enough for the official `openai` SDK, streamed and not, including
+Codex's namespaced MCP tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+import pytest
+from openai.types.responses import ResponseFunctionToolCall
+
+from backchannel.proxy.model import openai_responses
+from backchannel.proxy.model.turn import RequestError
+from tests.proxy.model.conftest import API_KEY, ModelLab, assert_key_redacted
+
+PARAMETERS = {"type": "object", "properties": {"repo": {"type": "string"}}}
+TOOLS: list[Any] = [{"type": "function", "name": "get_repo_status", "parameters": PARAMETERS, "strict": False}]
+# Codex 0.171 offers an MCP server's tools as one tool of type "namespace"
+CODEX_TOOLS: list[Any] = [
+    {"type": "function", "name": "exec_command", "parameters": {"type": "object"}, "strict": False},
+    {"type": "namespace", "name": "mcp__backchannel", "description": "server", "tools": TOOLS},
+]
+PROMPT: list[Any] = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Status?"}]}]
+
+
+def _client(lab: ModelLab) -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"{lab.url}/v1", api_key=API_KEY, max_retries=0, timeout=10)
+
+
+def _after(call: ResponseFunctionToolCall) -> list[Any]:
+    output = {"type": "function_call_output", "call_id": call.call_id, "output": "repo demo: clean"}
+    return [*PROMPT, call.model_dump(exclude_none=True), output]
+
+
+def test_the_sdk_gets_a_function_call_then_the_answer_and_the_exchanges_are_recorded(lab: ModelLab):
+    client = _client(lab)
+    first = client.responses.create(model="gpt-x", input=PROMPT, tools=TOOLS)
+    call = first.output[0]
+    assert isinstance(call, ResponseFunctionToolCall) and first.status == "completed"
+    assert (call.name, call.arguments) == ("get_repo_status", '{"repo":"demo"}') and call.call_id.startswith("call_")
+    second = client.responses.create(model="gpt-x", input=_after(call), tools=TOOLS)
+    assert second.output_text == "All clean." and second.usage and second.usage.input_tokens > 0
+
+    rows = lab.exchanges()
+    assert [(r.api, r.status, r.streamed) for r in rows] == [("openai-responses", 200, False)] * 2
+    assert [r.step and r.step["action"] for r in rows] == ["call-tool", "answer"]
+    assert_key_redacted(rows)
+
+
+def test_the_sdk_stream_gets_a_call_in_codex_s_namespace_and_then_the_answer_text(lab: ModelLab):
+    client = _client(lab)
+    with client.responses.stream(model="gpt-x", input=PROMPT, tools=CODEX_TOOLS) as stream:
+        kinds = [event.type for event in stream]
+        first = stream.get_final_response()
+    assert kinds[0] == "response.created" and kinds[-1] == "response.completed"
+    assert "response.function_call_arguments.delta" in kinds
+    call = first.output[0]
+    assert isinstance(call, ResponseFunctionToolCall) and call.name == "get_repo_status"
+    assert getattr(call, "namespace", None) == "mcp__backchannel"
+    with client.responses.stream(model="gpt-x", input=_after(call), tools=CODEX_TOOLS) as stream:
+        text = "".join(event.delta for event in stream if event.type == "response.output_text.delta")
+    assert text == "All clean."
+
+    rows = lab.exchanges()
+    assert [r.streamed for r in rows] == [True, True]
+    assert rows[0].step and rows[0].step["tool"] == "mcp__backchannel/get_repo_status"
+
+
+def test_a_string_input_is_a_user_turn_and_a_missing_input_is_a_request_error():
+    turn = openai_responses.read({"input": "hello", "tools": CODEX_TOOLS}, b"{}")
+    assert turn.last == "user" and [(t.namespace, t.name) for t in turn.tools][-1] == (
+        "mcp__backchannel",
+        "get_repo_status",
+    )
+    with pytest.raises(RequestError, match="input"):
+        openai_responses.read({"model": "x"}, b"{}")
