@@ -185,7 +185,7 @@ def check(
         check_sides(
             chosen,
             server=server,
-            client=client or agent or (agent_recipe and str(agent_recipe)),
+            client=client or agent or (str(agent_recipe) if agent_recipe else None),
             target=target,
             replay=replay,
         )
