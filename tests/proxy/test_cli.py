@@ -13,7 +13,7 @@ from backchannel.proxy.check import scenario_flags
 
 COMMANDS = (
     "serve record check replay matrix export bug-report explore bridge judge merge-reports"  # fmt: skip
-    " checks scenarios show upgrade"
+    " checks scenarios agents show upgrade"
 )
 
 
