@@ -95,3 +95,17 @@ def test_files_are_written_owner_only_inside_home(tmp_path: Path) -> None:
 def test_an_unknown_arm_is_refused_naming_the_arms(tmp_path: Path) -> None:
     with pytest.raises(RecipeError, match="no arm 'bypass' \\(it has default, call-tool\\)"):
         expand_recipe(load_recipe("codex"), "bypass", _values(tmp_path))
+
+
+def test_claude_codes_approved_key_is_the_tail_of_the_dummy_key(tmp_path: Path) -> None:
+    files = dict(expand_recipe(load_recipe("claude-code"), "call-tool", _values(tmp_path)).files)
+    state = json.loads(files[".claude.json"])
+    assert state["customApiKeyResponses"]["approved"] == [DUMMY_API_KEY[-20:]]
+    assert state["projects"] == {
+        str(tmp_path / "work"): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
+    }
+
+
+def test_claude_codes_interactive_prompt_follows_a_double_dash(tmp_path: Path) -> None:
+    argv = expand_recipe(load_recipe("claude-code"), "call-tool", _values(tmp_path), interactive=True).argv
+    assert argv[-4:-1] == ("--allowedTools", "mcp__backchannel-endpoint__get_repo_status", "--")
