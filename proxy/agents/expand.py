@@ -35,7 +35,7 @@ class AgentLaunch:
     argv: tuple[str, ...]
     env: Mapping[str, str]
     files: tuple[tuple[str, str], ...]
-    permissions: tuple[str, ...] = ()  # the arm's arguments as filled in (what the run's facts show)
+    permissions: tuple[str, ...] = ()  # the arm's arguments and values as filled in (what the run's facts show)
 
 
 def _fill(text: str, values: Mapping[str, str], escape: str = "text") -> str:
@@ -83,12 +83,15 @@ def expand_recipe(recipe: AgentRecipe, arm_name: str, run: RunValues, *, interac
     env = {name: _fill(value, with_arm) for name, value in {**recipe.env, **arm.env}.items()}
     files = []
     for index, template_file in enumerate(recipe.files):
-        text = _fill(template_file.text, values, template_file.format)
-        for name, raw in arm.values.items():  # recipe-authored text, inserted as written
+        text = template_file.text
+        for name, raw in arm.values.items():  # recipe-authored text, inserted as written (its placeholders filled next)
             text = text.replace(f"{{{name}}}", raw)
+        text = _fill(text, values, template_file.format)
         _check_parses(recipe, index, template_file.format, text)
         files.append((_fill(template_file.path, values), text))
-    return AgentLaunch(tuple(argv), env, tuple(files), tuple(arm_args))
+    permissions = [" ".join(arm_args)] if arm_args else []
+    permissions += [_fill(raw, values).strip(" ,") for raw in arm.values.values() if raw.strip()]
+    return AgentLaunch(tuple(argv), env, tuple(files), tuple(permissions))
 
 
 def _check_parses(recipe: AgentRecipe, index: int, fmt: str, text: str) -> None:

@@ -204,14 +204,12 @@ class AgentLab:
         with self._lock:
             self._current = run_id
         chosen = recipe.arm(arm)
-        settings = [" ".join(launch.permissions)] if launch.permissions else []
-        settings += [value for value in chosen.values.values() if value]
         facts: dict[str, Fact] = {
             "agent": recipe.name,
             "agent_version": installed.version,
             "agent_recipe": recipe.name if shipped_recipes().get(recipe.name) == recipe.source else str(recipe.source),
             "agent_arm": arm,
-            "agent_permissions": "; ".join(settings) or "(the agent's own defaults)",
+            "agent_permissions": "; ".join(launch.permissions) or "(the agent's own defaults)",
             "agent_permissions_why": chosen.why,
             "agent_api": recipe.api,
             "agent_server_name": server_name,

@@ -61,10 +61,21 @@ def test_codex_call_tool_approves_the_server_in_its_config(tmp_path: Path) -> No
 
 def test_gemini_cli_interactive_command_keeps_the_arm_and_the_prompt(tmp_path: Path) -> None:
     launch = expand_recipe(load_recipe("gemini-cli"), "call-tool", _values(tmp_path), interactive=True)
-    assert "--yolo" in launch.argv
-    assert "-p" not in launch.argv
+    assert launch.argv[-2:] == ("--prompt-interactive", launch.argv[-1])
+    assert "-p" not in launch.argv and "--yolo" not in launch.argv
     settings = json.loads(dict(launch.files)[".gemini/settings.json"])
     assert settings["privacy"] == {"usageStatisticsEnabled": False}
+
+
+def test_gemini_cli_call_tool_allows_only_the_scripted_tool_in_its_settings(tmp_path: Path) -> None:
+    recipe = load_recipe("gemini-cli")
+    allowed = expand_recipe(recipe, "call-tool", _values(tmp_path))
+    plain = expand_recipe(recipe, "default", _values(tmp_path))
+    settings = json.loads(dict(allowed.files)[".gemini/settings.json"])
+    assert settings["tools"] == {"allowed": ["mcp_backchannel-endpoint_get_repo_status"]}
+    assert "tools" not in json.loads(dict(plain.files)[".gemini/settings.json"])
+    assert allowed.permissions == ('"tools": {"allowed": ["mcp_backchannel-endpoint_get_repo_status"]}',)
+    assert plain.permissions == ()
 
 
 def test_a_value_with_quotes_is_escaped_in_json_and_toml_files(tmp_path: Path) -> None:
