@@ -158,6 +158,11 @@ class AgentLab:
         detail = f"the agent tried to reach {what.target} ({what.method} through the lab's proxy); it was refused"
         self.note_anomaly(OUTSIDE_HOST, detail, run_id)
 
+    def enter(self, run_id: str) -> None:
+        """From now on, a refused host is this run's (its agent is about to start)."""
+        with self._lock:
+            self._current = run_id
+
     def leave(self, run_id: str) -> None:
         with self._lock:
             if self._current == run_id:
@@ -201,8 +206,7 @@ class AgentLab:
         except BaseException:
             stand_in.stop()
             raise
-        with self._lock:
-            self._current = run_id
+        self.enter(run_id)
         chosen = recipe.arm(arm)
         facts: dict[str, Fact] = {
             "agent": recipe.name,

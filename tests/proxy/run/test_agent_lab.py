@@ -14,8 +14,22 @@ from pathlib import Path
 import pytest
 
 from backchannel.proxy.agents.installed import find_installed
-from backchannel.proxy.agents.recipe import RECIPES_DIR, load_recipe
-from backchannel.proxy.run.agent_lab import OUTSIDE_HOST
+from backchannel.proxy.agents.recipe import RECIPES_DIR, RecipeError, load_recipe
+from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.run.agent_lab import (
+    OUTSIDE_HOST,
+    AgentLab,
+    AgentLabError,
+    agent_client,
+    agent_server_name,
+    is_agent_client,
+    model_script,
+    scripted,
+    with_arm,
+)
+from backchannel.proxy.run.capture import Capture
+from backchannel.proxy.run.refusing_proxy import Refused
+from backchannel.proxy.scenarios.default.endpoint import TOOLS
 from backchannel.recordings import load
 from backchannel.recordings.model import Recording
 
@@ -111,3 +125,82 @@ def test_check_refuses_a_wrong_agent_choice_with_exit_2(flags: list[str], messag
     )
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
+
+
+def _capture_run(tmp_path: Path, argv: tuple[str, ...]) -> Recording:
+    out = tmp_path / "in-process.sqlite"
+    with Capture(out, endpoint=EndpointConfig(tools=TOOLS), scenario="default") as capture:
+        run = capture.new_run("run", {}, scenario="default")
+        capture.run_client(run, list(argv), timeout=60)
+    return load(out)
+
+
+def test_the_default_arm_gives_claude_code_no_permission_and_its_refusal_is_recorded(tmp_path: Path) -> None:
+    _installed("claude-code")
+    recording = _capture_run(tmp_path, with_arm(agent_client(load_recipe("claude-code")), "default"))
+    [run] = recording.runs
+    assert run.detail.facts["agent_arm"] == "default"
+    assert run.detail.facts["agent_permissions"] == "(the agent's own defaults)"
+    # the model asked for the tool; Claude Code's -p mode refused the call, so none reached the server
+    assert [e.step.get("action") for e in recording.model_exchanges_in(run.id)] == ["call-tool", "answer"]
+    assert not [m for m in recording.messages if m.method == "tools/call"]
+
+
+def test_a_scenarios_model_script_drives_the_agents_model(tmp_path: Path) -> None:
+    _installed("codex")
+    with scripted({"answer": "the scenario's own answer"}):
+        recording = _capture_run(tmp_path, agent_client(load_recipe("codex")))
+    [run] = recording.runs
+    stdout = b"".join(chunk.data for chunk in recording.terminal if chunk.run_id == run.id and chunk.stream == "stdout")
+    assert b"the scenario's own answer" in stdout
+
+
+def test_the_default_model_script_calls_the_first_tool_with_no_arguments_and_answers_done() -> None:
+    script = model_script(TOOLS, "backchannel_endpoint")
+    assert (script.tool, script.server, dict(script.arguments), script.answer) == (
+        TOOLS[0].name,
+        "backchannel_endpoint",
+        {},
+        "done",
+    )
+
+
+def test_a_scenarios_script_overrides_the_default_but_not_the_server_name() -> None:
+    with scripted({"tool": "other_tool", "arguments": {"a": 1}, "server": "ignored"}):
+        script = model_script(TOOLS, "backchannel_endpoint")
+    assert (script.tool, dict(script.arguments), script.server) == ("other_tool", {"a": 1}, "backchannel_endpoint")
+    assert model_script(TOOLS, "x").tool == TOOLS[0].name  # the block is over: the default again
+
+
+def test_a_model_with_nothing_to_call_or_a_bad_script_is_a_clear_error() -> None:
+    with pytest.raises(AgentLabError, match="serves none"):
+        model_script((), "backchannel_endpoint")
+    with scripted({"answer": 3}), pytest.raises(AgentLabError, match="the scenario's model script: .*'answer'"):
+        model_script(TOOLS, "backchannel_endpoint")
+
+
+def test_the_agents_server_name_keeps_only_letters_digits_and_underscores() -> None:
+    assert agent_server_name("backchannel-endpoint") == "backchannel_endpoint"
+    assert agent_server_name("a.b c/d") == "a_b_c_d"
+    assert agent_server_name("") == "backchannel"
+
+
+def test_an_agent_client_command_line_carries_its_recipe_and_arm() -> None:
+    argv = agent_client(load_recipe("codex"))
+    assert is_agent_client(argv) and argv[2] == "call-tool" and argv[3] == "{url}"
+    assert with_arm(argv, "default")[2] == "default"
+    assert not is_agent_client(["codex", "exec", "{url}"])
+    with pytest.raises(RecipeError, match="no permission arm 'yolo'"):
+        agent_client(load_recipe("codex"), "yolo")
+
+
+def test_each_outside_host_is_noted_once_per_run_for_the_run_whose_agent_is_running() -> None:
+    notes: list[tuple[str, str, str | None]] = []
+    lab = AgentLab(lambda kind, detail, run_id: notes.append((kind, detail, run_id)))
+    lab.refused(Refused("github.com:443", "CONNECT"))  # between runs: the capture's, not a run's
+    lab.enter("run-1")
+    lab.refused(Refused("github.com:443", "CONNECT"))
+    lab.refused(Refused("github.com:443", "CONNECT"))
+    lab.leave("run-1")
+    assert [(kind, run_id) for kind, _, run_id in notes] == [(OUTSIDE_HOST, None), (OUTSIDE_HOST, "run-1")]
+    assert "github.com:443 (CONNECT" in notes[1][1]
