@@ -48,7 +48,13 @@ def agent_client(recipe: AgentRecipe, arm: str = DEFAULT_ARM) -> tuple[str, ...]
     """The client command line that makes a run's client this recipe's agent, with this permission arm."""
     if arm not in ARMS:
         raise RecipeError(f"no permission arm {arm!r} (arms: {', '.join(ARMS)})")
-    return (AGENT_TOKEN, str(recipe.source), arm, "{url}")
+    return (AGENT_TOKEN, recipe_ref(recipe), arm, "{url}")
+
+
+def recipe_ref(recipe: AgentRecipe) -> str:
+    """How a run names its recipe: a shipped one by name (the recording reads the same on any machine), a user's
+    own by its absolute path (never a bare name a shipped recipe could shadow)."""
+    return recipe.name if shipped_recipes().get(recipe.name) == recipe.source else str(recipe.source.resolve())
 
 
 def is_agent_client(argv: Sequence[str]) -> bool:
@@ -60,13 +66,6 @@ def with_arm(argv: Sequence[str], arm: str) -> tuple[str, ...]:
     if not is_agent_client(argv):
         raise AgentLabError("with_arm takes an agent client command line (agent_client)")
     return (argv[0], argv[1], arm, argv[3])
-
-
-def client_label(argv: Sequence[str]) -> str:
-    """How an agent client command line reads in messages: the recipe's name, or its file for a user's own."""
-    path = Path(argv[1])
-    name = next((shipped for shipped, known in shipped_recipes().items() if known == path), str(path))
-    return f"agent {name} ({argv[2]})"
 
 
 def chosen_agent(name: str | None, recipe_file: Path | None, arm: str = DEFAULT_ARM) -> tuple[str, ...] | None:
@@ -134,8 +133,12 @@ class AgentRun:
     run_id: str
 
     def stop(self) -> None:
+        """Stop the run's model stand-in (bounded); one that would not stop is an anomaly, not a crash."""
         self.lab_proxy.leave(self.run_id)
-        self.stand_in.stop()
+        try:
+            self.stand_in.stop()
+        except TimeoutError as exc:
+            self.lab_proxy.note_anomaly("model-stand-in-stuck", f"the model stand-in did not stop: {exc}", self.run_id)
 
 
 class AgentLab:
@@ -189,7 +192,7 @@ class AgentLab:
         """
         from backchannel.proxy.model.server import ModelStandIn
 
-        recipe = load_recipe(Path(argv[1]))
+        recipe = load_recipe(argv[1])
         arm = argv[2]
         installed = require_installed(recipe)
         server_name = agent_server_name(server_name)
@@ -211,7 +214,7 @@ class AgentLab:
         facts: dict[str, Fact] = {
             "agent": recipe.name,
             "agent_version": installed.version,
-            "agent_recipe": recipe.name if shipped_recipes().get(recipe.name) == recipe.source else str(recipe.source),
+            "agent_recipe": recipe_ref(recipe),
             "agent_arm": arm,
             "agent_permissions": "; ".join(launch.permissions) or "(the agent's own defaults)",
             "agent_permissions_why": chosen.why,
