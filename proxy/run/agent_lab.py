@@ -1,11 +1,12 @@
 """A coding agent as a run's client: its model stand-in, its recipe's files and environment, and the refusing proxy.
 
 `check --agent NAME` hands scenarios a client command line like any other, `agent_client(...)`: the `{agent}` token,
-the recipe (a shipped one's name, or a user's file), the permission arm and `{url}`; a runner may pick another arm
-per run (`with_arm`) and a scenario its model's script (`Scenario.model_script`, set around its runner by `scripted`). Runners pass it to `Capture.run_client` unchanged; there the
-capture asks this module to prepare the run: it starts the model stand-in the recipe's agent talks to (recording
-every exchange through the capture's writer), writes the recipe's files into the lab HOME, and gives the agent its
-command line and environment, including a proxy that refuses every outside host and records which one was wanted.
+the recipe (a shipped one's name, or a user's file), the permission arm and `{url}`. Runners pass it to
+`Capture.run_client` unchanged (one may pick another arm per run with `with_arm`; a scenario's model script,
+`Scenario.model_script`, is set around its runner by `scripted`). There the capture asks this module to prepare the
+run: it starts the model stand-in the recipe's agent talks to (recording every exchange through the capture's
+writer), writes the recipe's files into the lab HOME, and gives the agent its command line and environment,
+including a proxy that refuses every outside host and records which one was wanted.
 """
 
 from __future__ import annotations
