@@ -17,6 +17,7 @@ from backchannel.proxy.model.turn import (
     arguments_text,
     as_dicts,
     dumps,
+    id_of,
     json_reply,
     sse,
     sse_reply,
@@ -43,14 +44,14 @@ def read(body: dict[str, Any], raw: bytes) -> ModelTurn:
         if isinstance(tool.get("name"), str)
     )
     answered = {
-        block.get("tool_use_id")
+        id_of(block.get("tool_use_id"))
         for message in messages
         if message.get("role") == "user"
         for block in _blocks(message)
         if block.get("type") == "tool_result"
-    }
+    } - {None}
     calls = tuple(
-        PastCall(text_of(block.get("name")), None, arguments_text(_input(block)), block.get("id") in answered)
+        PastCall(text_of(block.get("name")), None, arguments_text(_input(block)), id_of(block.get("id")) in answered)
         for message in messages
         if message.get("role") == "assistant"
         for block in _blocks(message)

@@ -21,6 +21,7 @@ from backchannel.proxy.model.turn import (
     arguments_text,
     as_dicts,
     dumps,
+    id_of,
     json_reply,
     sse,
     sse_reply,
@@ -47,13 +48,13 @@ def read(body: dict[str, Any], raw: bytes) -> ModelTurn:
         items = as_dicts(given, "input")
     else:
         raise RequestError("'input' must be a string or a list of items")
-    answered = {item.get("call_id") for item in items if item.get("type") in _OUTPUTS}
+    answered = {id_of(item.get("call_id")) for item in items if item.get("type") in _OUTPUTS} - {None}
     calls = tuple(
         PastCall(
             text_of(item.get("name")),
             text_of(item.get("namespace")) or None,
             text_of(item.get("arguments")) or text_of(item.get("input")),
-            item.get("call_id") in answered,
+            id_of(item.get("call_id")) in answered,
         )
         for item in items
         if item.get("type") in _CALLS
@@ -75,7 +76,7 @@ def _tools(tools: list[dict[str, Any]]) -> list[OfferedTool]:
     for tool in tools:
         kind = text_of(tool.get("type")) or "function"
         if kind == "namespace":
-            namespace = text_of(tool.get("name"))
+            namespace = text_of(tool.get("name")) or None
             inner = as_dicts(tool.get("tools"), "tools[].tools")
             offered.extend(OfferedTool(t["name"], namespace) for t in inner if isinstance(t.get("name"), str))
         elif isinstance(tool.get("name"), str):

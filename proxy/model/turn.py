@@ -163,3 +163,8 @@ def as_dicts(value: Any, where: str) -> list[dict[str, Any]]:
 
 def text_of(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+def id_of(value: Any) -> str | None:
+    """An id as the conversation pairs calls and results by: a string, or None (an id of another type pairs nothing)."""
+    return value if isinstance(value, str) and value else None
