@@ -19,6 +19,7 @@ from backchannel.proxy.model.script import ModelScript
 from backchannel.proxy.model.turn import Action, CallAction, ModelTurn, OfferedTool, TextAction
 
 # The path and token stop at characters that end a word in prose or in JSON carried inside a string.
+TOOL_SEARCH = "tool_search"  # a tool kind: the agent searches its deferred tools itself (Codex)
 DIRECTIVE = re.compile(re.escape(DIRECTIVE_VERB) + r"\s+(?P<path>[^\s\"'`<>\\]+)\s+(?P<token>[A-Za-z0-9._:-]+)")
 MAX_LISTED = 50
 
@@ -64,6 +65,12 @@ def _script_step(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]
     if not turn.tools:  # an agent's side request (a title, a summary): nothing to call, so just text
         return Decision(TextAction(script.answer), {"action": "answer", "after": "no-tools-offered"})
     offered = find_tool(turn.tools, script)
+    search = next((tool for tool in turn.tools if tool.kind == TOOL_SEARCH), None)
+    if offered is None and search is not None and not any(call.name == TOOL_SEARCH for call in turn.calls):
+        # Codex defers MCP tools behind its own tool search: ask it to load the scripted tool first
+        query = {"query": f"{script.server} {script.tool}"}
+        found = CallAction(TOOL_SEARCH, query, new_id(), None, TOOL_SEARCH)
+        return Decision(found, {"action": "search-tools", "tool": TOOL_SEARCH, **query, "call_id": found.call_id})
     if offered is None:
         text = f"The tool {script.tool!r} of server {script.server!r} is not among the tools offered to me."
         listed = [_label(tool) for tool in turn.tools[:MAX_LISTED]]
