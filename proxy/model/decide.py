@@ -20,6 +20,7 @@ from backchannel.proxy.model.turn import Action, CallAction, ModelTurn, OfferedT
 
 # The path and token stop at characters that end a word in prose or in JSON carried inside a string.
 TOOL_SEARCH = "tool_search"  # a tool kind: the agent searches its deferred tools itself (Codex)
+CLAUDE_TOOL_SEARCH = "ToolSearch"  # Claude Code's tool that loads deferred tools' schemas
 DIRECTIVE = re.compile(re.escape(DIRECTIVE_VERB) + r"\s+(?P<path>[^\s\"'`<>\\]+)\s+(?P<token>[A-Za-z0-9._:-]+)")
 MAX_LISTED = 50
 
@@ -64,13 +65,9 @@ def _script_step(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]
         return Decision(TextAction(script.answer), {"action": "answer", "after": after})
     if not turn.tools:  # an agent's side request (a title, a summary): nothing to call, so just text
         return Decision(TextAction(script.answer), {"action": "answer", "after": "no-tools-offered"})
-    offered = find_tool(turn.tools, script)
-    search = next((tool for tool in turn.tools if tool.kind == TOOL_SEARCH), None)
-    if offered is None and search is not None and not any(call.name == TOOL_SEARCH for call in turn.calls):
-        # Codex defers MCP tools behind its own tool search: ask it to load the scripted tool first
-        query = {"query": f"{script.server} {script.tool}"}
-        found = CallAction(TOOL_SEARCH, query, new_id(), None, TOOL_SEARCH)
-        return Decision(found, {"action": "search-tools", "tool": TOOL_SEARCH, **query, "call_id": found.call_id})
+    offered = find_tool(turn.tools, script) or _deferred(turn, script)
+    if offered is None and (search := _search(turn, script, new_id)) is not None:
+        return search
     if offered is None:
         text = f"The tool {script.tool!r} of server {script.server!r} is not among the tools offered to me."
         listed = [_label(tool) for tool in turn.tools[:MAX_LISTED]]
@@ -84,6 +81,30 @@ def _script_step(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]
     call = CallAction(offered.name, dict(script.arguments), new_id(), offered.namespace, offered.kind)
     step = {"action": "call-tool", "tool": _label(call), "arguments": dict(script.arguments), "call_id": call.call_id}
     return Decision(call, step)
+
+
+def _search(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]) -> Decision | None:
+    """Agents that defer MCP tools offer a search that loads them (Codex `tool_search`, run by the agent itself;
+    Claude Code `ToolSearch` without ENABLE_TOOL_SEARCH=false): ask it for the scripted tool, once."""
+    if any(call.name in (TOOL_SEARCH, CLAUDE_TOOL_SEARCH) for call in turn.calls):
+        return None
+    for tool in turn.tools:
+        if tool.kind == TOOL_SEARCH:
+            query = {"query": f"{script.server} {script.tool}"}
+        elif tool.name == CLAUDE_TOOL_SEARCH and tool.namespace is None:
+            query = {"query": f"select:mcp__{script.server}__{script.tool}"}
+        else:
+            continue
+        call = CallAction(tool.name, query, new_id(), None, tool.kind)
+        return Decision(call, {"action": "search-tools", "tool": tool.name, **query, "call_id": call.call_id})
+    return None
+
+
+def _deferred(turn: ModelTurn, script: ModelScript) -> OfferedTool | None:
+    """Claude Code's deferred MCP tool, callable by its name once a ToolSearch the agent answered loaded it."""
+    name = f"mcp__{script.server}__{script.tool}"
+    searched = any(call.name == CLAUDE_TOOL_SEARCH and call.answered for call in turn.calls)
+    return OfferedTool(name) if searched and any(name in text for text in turn.texts) else None
 
 
 def agent_names(script: ModelScript) -> tuple[str, ...]:
