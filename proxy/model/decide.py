@@ -23,6 +23,7 @@ TOOL_SEARCH = "tool_search"  # a tool kind: the agent searches its deferred tool
 CLAUDE_TOOL_SEARCH = "ToolSearch"  # Claude Code's tool that loads deferred tools' schemas
 DIRECTIVE = re.compile(re.escape(DIRECTIVE_VERB) + r"\s+(?P<path>[^\s\"'`<>\\]+)\s+(?P<token>[A-Za-z0-9._:-]+)")
 MAX_LISTED = 50
+_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +59,7 @@ def decide(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]) -> D
 
 
 def _script_step(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]) -> Decision:
-    names = agent_names(script)
-    past = [call for call in turn.calls if _is_scripted(call.name, call.namespace, script, names)]
+    past = [call for call in turn.calls if _is_scripted(call.name, call.namespace, script)]
     if past:  # called before: answer (once its result is in, or if the agent never answered it, to end the loop)
         after = "tool-result" if any(call.answered for call in past) else "unanswered-call"
         return Decision(TextAction(script.answer), {"action": "answer", "after": after})
@@ -113,22 +113,34 @@ def agent_names(script: ModelScript) -> tuple[str, ...]:
 
 
 def find_tool(tools: tuple[OfferedTool, ...], script: ModelScript) -> OfferedTool | None:
-    """The scripted tool among those offered, by the agents' naming in order of preference."""
-    namespace = f"mcp__{script.server}"
-    for tool in tools:  # Codex: a namespace mcp__SERVER holding the bare tool name
-        if tool.namespace == namespace and tool.name == script.tool:
-            return tool
-    for name in agent_names(script):
-        for tool in tools:
-            if tool.name == name and tool.namespace is None:
+    """The scripted tool among those offered, by the agents' naming in order of preference: exactly, then with every
+    character but letters, digits and _ read as _ (Codex offers server "back-channel" as namespace mcp__back_channel).
+    """
+    for same in (_exact, _sanitized):
+        for tool in tools:  # Codex: a namespace mcp__SERVER holding the bare tool name
+            if tool.namespace is not None and _is_scripted(tool.name, tool.namespace, script, same):
                 return tool
+        for name in agent_names(script):
+            for tool in tools:
+                if tool.namespace is None and same(tool.name, name):
+                    return tool
     return None
 
 
-def _is_scripted(name: str, namespace: str | None, script: ModelScript, names: tuple[str, ...]) -> bool:
+def _exact(a: str, b: str) -> bool:
+    return a == b
+
+
+def _sanitized(a: str, b: str) -> bool:
+    return _UNSAFE.sub("_", a) == _UNSAFE.sub("_", b)
+
+
+def _is_scripted(
+    name: str, namespace: str | None, script: ModelScript, same: Callable[[str, str], bool] = _sanitized
+) -> bool:
     if namespace is not None:
-        return namespace == f"mcp__{script.server}" and name == script.tool
-    return name in names
+        return same(namespace, f"mcp__{script.server}") and same(name, script.tool)
+    return any(same(name, candidate) for candidate in agent_names(script))
 
 
 def directives_in(turn: ModelTurn) -> list[Directive]:

@@ -155,3 +155,19 @@ def test_claude_code_s_deferred_mcp_tool_is_loaded_with_tool_search_then_called_
     assert isinstance(call.action, CallAction) and call.action.name == "mcp__backchannel__get_repo_status"
     unloaded = {**body, "messages": [{"role": "user", "content": "no list"}, asked, {**loaded, "content": []}]}
     assert decide(anthropic.read(unloaded, b"{}"), SCRIPT, _ids()).step["action"] == "tool-not-offered"
+
+
+def test_a_server_name_an_agent_rewrote_is_still_found_exactly_named_tools_first():
+    hyphenated = ModelScript.from_data({"tool": "get_repo_status", "server": "back-channel"})
+    tools = [
+        {"type": "namespace", "name": "mcp__back_channel", "tools": [{"type": "function", "name": "get_repo_status"}]}
+    ]
+    codex_turn = openai_responses.read({"input": "status?", "tools": tools}, b"{}")
+    decision = decide(codex_turn, hyphenated, _ids())
+    assert isinstance(decision.action, CallAction) and decision.action.namespace == "mcp__back_channel"
+    both = [
+        {"name": n, "input_schema": SCHEMA}
+        for n in ("mcp__back_channel__get_repo_status", "mcp__back-channel__get_repo_status")
+    ]
+    exact = decide(anthropic.read({"messages": [], "tools": both}, b"{}"), hyphenated, _ids())
+    assert isinstance(exact.action, CallAction) and exact.action.name == "mcp__back-channel__get_repo_status"
