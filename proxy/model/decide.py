@@ -18,9 +18,9 @@ from backchannel.proxy.model.schema_value import value_for
 from backchannel.proxy.model.script import ModelScript
 from backchannel.proxy.model.turn import Action, CallAction, ModelTurn, OfferedTool, TextAction
 
-# The path and token stop at characters that end a word in prose or in JSON carried inside a string.
 TOOL_SEARCH = "tool_search"  # a tool kind: the agent searches its deferred tools itself (Codex)
 CLAUDE_TOOL_SEARCH = "ToolSearch"  # Claude Code's tool that loads deferred tools' schemas
+# The path and token stop at characters that end a word in prose or in JSON carried inside a string.
 DIRECTIVE = re.compile(re.escape(DIRECTIVE_VERB) + r"\s+(?P<path>[^\s\"'`<>\\]+)\s+(?P<token>[A-Za-z0-9._:-]+)")
 MAX_LISTED = 50
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
