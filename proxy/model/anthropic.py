@@ -19,6 +19,8 @@ from backchannel.proxy.model.turn import (
     dumps,
     id_of,
     json_reply,
+    json_schema_format,
+    schema_at,
     sse,
     sse_reply,
     strings_in,
@@ -66,7 +68,16 @@ def read(body: dict[str, Any], raw: bytes) -> ModelTurn:
         calls=calls,
         texts=strings_in(body),
         input_tokens=token_estimate(raw),
+        response_schema=_schema(body),
     )
+
+
+def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """Structured output: `output_config.format` (or the older `output_format`) of type json_schema."""
+    config = body.get("output_config")
+    found = json_schema_format(config.get("format") if isinstance(config, dict) else None)
+    found = found or json_schema_format(body.get("output_format"))
+    return schema_at(found, "schema")
 
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:

@@ -40,9 +40,8 @@ class Directive:
 
 def decide(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]) -> Decision:
     """What the model does with this turn; `new_id` names a tool call it makes."""
-    if turn.response_schema is not None:  # Gemini CLI's router: JSON that fits the schema it sent, nothing else
-        text = orjson.dumps(value_for(turn.response_schema)).decode()
-        return Decision(TextAction(text), {"action": "schema-answer"})
+    if turn.response_schema is not None and not turn.tools:  # a side request (Gemini CLI's router): JSON, nothing else
+        return Decision(TextAction(_fitting(turn.response_schema)), {"action": "schema-answer"})
     unfollowed: dict[str, Any] | None = None
     if script.follow_directives:
         directive = pending_directive(turn)
@@ -55,7 +54,14 @@ def decide(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]) -> D
     decision = _script_step(turn, script, new_id)
     if unfollowed is not None:
         decision.step["directive"] = unfollowed
+    if turn.response_schema is not None and isinstance(decision.action, TextAction):
+        # the agent wants its final answer structured (Codex --output-schema): the answer becomes fitting JSON
+        return Decision(TextAction(_fitting(turn.response_schema)), {**decision.step, "format": "json-schema"})
     return decision
+
+
+def _fitting(schema: dict[str, Any]) -> str:
+    return orjson.dumps(value_for(schema)).decode()
 
 
 def _script_step(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]) -> Decision:

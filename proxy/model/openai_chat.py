@@ -20,6 +20,8 @@ from backchannel.proxy.model.turn import (
     dumps,
     id_of,
     json_reply,
+    json_schema_format,
+    schema_at,
     sse,
     sse_reply,
     strings_in,
@@ -67,6 +69,7 @@ def read(body: dict[str, Any], raw: bytes) -> ModelTurn:
         texts=strings_in(body),
         input_tokens=token_estimate(raw),
         wants_usage=isinstance(options, dict) and options.get("include_usage") is True,
+        response_schema=schema_at(json_schema_format(body.get("response_format")), "json_schema", "schema"),
     )
 
 

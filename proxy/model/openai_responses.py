@@ -25,6 +25,8 @@ from backchannel.proxy.model.turn import (
     dumps,
     id_of,
     json_reply,
+    json_schema_format,
+    schema_at,
     sse,
     sse_reply,
     strings_in,
@@ -73,6 +75,7 @@ def read(body: dict[str, Any], raw: bytes) -> ModelTurn:
         calls=calls,
         texts=strings_in(body),
         input_tokens=token_estimate(raw),
+        response_schema=schema_at(json_schema_format(schema_at(body, "text", "format")), "schema"),
     )
 
 

@@ -3,9 +3,11 @@ Codex's namespaced MCP tools."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import openai
 import pytest
 from openai.types.responses import ResponseCustomToolCall, ResponseFunctionToolCall
@@ -117,3 +119,16 @@ def test_codex_s_deferred_tools_are_searched_for_then_the_loaded_tool_is_called(
 
     rows = lab.exchanges()
     assert [r.step and r.step["action"] for r in rows] == ["search-tools", "call-tool"]
+
+
+def test_codex_s_output_schema_shapes_the_final_answer_after_the_tool_call(lab: ModelLab):
+    schema = {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]}
+    text: Any = {"format": {"type": "json_schema", "name": "out", "schema": schema, "strict": False}}
+    client = _client(lab)
+    first = client.responses.create(model="gpt-x", input=PROMPT, tools=CODEX_TOOLS, text=text)
+    call = first.output[0]
+    assert isinstance(call, ResponseFunctionToolCall)
+    final = client.responses.create(model="gpt-x", input=_after(call), tools=CODEX_TOOLS, text=text)
+    jsonschema.validate(json.loads(final.output_text), schema)
+    rows = lab.exchanges()
+    assert rows[1].step and rows[1].step["format"] == "json-schema"
