@@ -17,7 +17,10 @@ from backchannel.proxy.model.turn import (
     arguments_text,
     as_dicts,
     dumps,
+    id_of,
     json_reply,
+    json_schema_format,
+    schema_at,
     sse,
     sse_reply,
     strings_in,
@@ -43,14 +46,14 @@ def read(body: dict[str, Any], raw: bytes) -> ModelTurn:
         if isinstance(tool.get("name"), str)
     )
     answered = {
-        block.get("tool_use_id")
+        id_of(block.get("tool_use_id"))
         for message in messages
         if message.get("role") == "user"
         for block in _blocks(message)
         if block.get("type") == "tool_result"
-    }
+    } - {None}
     calls = tuple(
-        PastCall(text_of(block.get("name")), None, arguments_text(_input(block)), block.get("id") in answered)
+        PastCall(text_of(block.get("name")), None, arguments_text(_input(block)), id_of(block.get("id")) in answered)
         for message in messages
         if message.get("role") == "assistant"
         for block in _blocks(message)
@@ -65,7 +68,16 @@ def read(body: dict[str, Any], raw: bytes) -> ModelTurn:
         calls=calls,
         texts=strings_in(body),
         input_tokens=token_estimate(raw),
+        response_schema=_schema(body),
     )
+
+
+def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """Structured output: `output_config.format` (or the older `output_format`) of type json_schema."""
+    config = body.get("output_config")
+    found = json_schema_format(config.get("format") if isinstance(config, dict) else None)
+    found = found or json_schema_format(body.get("output_format"))
+    return schema_at(found, "schema")
 
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -68,7 +69,10 @@ class ModelApp:
             if found is None:
                 status, reply, step = 404, unknown_path(path), {"action": "refused", "reason": "unknown path"}
             else:
-                status, reply, step, streamed = self._answer(found, method, body)
+                plain = self._decoded(body, headers.get("content-encoding", "identity"))
+                if plain is not body:  # recorded decoded: the oracle reads the JSON the agent meant
+                    kept = bytearray(plain[: self.record_limit + 1])
+                status, reply, step, streamed = self._answer(found, method, plain)
         except _Refused as refused:
             error = found.error if found is not None else _plain_error
             status, reply = refused.status, error(refused.status, str(refused))
@@ -115,6 +119,22 @@ class ModelApp:
         ids = ReplyIds(found.id_prefix + secrets.token_hex(12), int(time.time()))
         step = {**decision.step, "model": turn.model[:200], "last": turn.last}
         return 200, found.render(decision.action, turn, ids), step, turn.streamed
+
+    def _decoded(self, body: bytes, encoding: str) -> bytes:
+        """The body without its content-encoding (gzip or deflate, bounded by the body limit); 415 for another."""
+        encoding = encoding.strip().lower()
+        if encoding in ("", "identity"):
+            return body
+        if encoding not in ("gzip", "deflate"):
+            raise _Refused(415, f"content-encoding {encoding[:40]!r} is not supported (gzip, deflate are)")
+        inflater = zlib.decompressobj(wbits=31 if encoding == "gzip" else 15)
+        try:
+            plain = inflater.decompress(body, self.body_limit + 1)
+        except zlib.error as exc:
+            raise _Refused(400, f"the {encoding} body does not decode: {exc}") from None
+        if len(plain) > self.body_limit or inflater.unconsumed_tail:
+            raise _Refused(413, "request too large")
+        return plain
 
     async def _read_body(self, receive: Receive, headers: dict[str, str], kept: bytearray) -> bytes:
         declared = headers.get("content-length", "")

@@ -18,9 +18,12 @@ from backchannel.proxy.model.schema_value import value_for
 from backchannel.proxy.model.script import ModelScript
 from backchannel.proxy.model.turn import Action, CallAction, ModelTurn, OfferedTool, TextAction
 
+TOOL_SEARCH = "tool_search"  # a tool kind: the agent searches its deferred tools itself (Codex)
+CLAUDE_TOOL_SEARCH = "ToolSearch"  # Claude Code's tool that loads deferred tools' schemas
 # The path and token stop at characters that end a word in prose or in JSON carried inside a string.
 DIRECTIVE = re.compile(re.escape(DIRECTIVE_VERB) + r"\s+(?P<path>[^\s\"'`<>\\]+)\s+(?P<token>[A-Za-z0-9._:-]+)")
 MAX_LISTED = 50
+_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +40,8 @@ class Directive:
 
 def decide(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]) -> Decision:
     """What the model does with this turn; `new_id` names a tool call it makes."""
-    if turn.response_schema is not None:  # Gemini CLI's router: JSON that fits the schema it sent, nothing else
-        text = orjson.dumps(value_for(turn.response_schema)).decode()
-        return Decision(TextAction(text), {"action": "schema-answer"})
+    if turn.response_schema is not None and not turn.tools:  # a side request (Gemini CLI's router): JSON, nothing else
+        return Decision(TextAction(_fitting(turn.response_schema)), {"action": "schema-answer"})
     unfollowed: dict[str, Any] | None = None
     if script.follow_directives:
         directive = pending_directive(turn)
@@ -52,18 +54,26 @@ def decide(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]) -> D
     decision = _script_step(turn, script, new_id)
     if unfollowed is not None:
         decision.step["directive"] = unfollowed
+    if turn.response_schema is not None and isinstance(decision.action, TextAction):
+        # the agent wants its final answer structured (Codex --output-schema): the answer becomes fitting JSON
+        return Decision(TextAction(_fitting(turn.response_schema)), {**decision.step, "format": "json-schema"})
     return decision
 
 
+def _fitting(schema: dict[str, Any]) -> str:
+    return orjson.dumps(value_for(schema)).decode()
+
+
 def _script_step(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]) -> Decision:
-    names = agent_names(script)
-    past = [call for call in turn.calls if _is_scripted(call.name, call.namespace, script, names)]
+    past = [call for call in turn.calls if _is_scripted(call.name, call.namespace, script)]
     if past:  # called before: answer (once its result is in, or if the agent never answered it, to end the loop)
         after = "tool-result" if any(call.answered for call in past) else "unanswered-call"
         return Decision(TextAction(script.answer), {"action": "answer", "after": after})
     if not turn.tools:  # an agent's side request (a title, a summary): nothing to call, so just text
         return Decision(TextAction(script.answer), {"action": "answer", "after": "no-tools-offered"})
-    offered = find_tool(turn.tools, script)
+    offered = find_tool(turn.tools, script) or _deferred(turn, script)
+    if offered is None and (search := _search(turn, script, new_id)) is not None:
+        return search
     if offered is None:
         text = f"The tool {script.tool!r} of server {script.server!r} is not among the tools offered to me."
         listed = [_label(tool) for tool in turn.tools[:MAX_LISTED]]
@@ -79,28 +89,64 @@ def _script_step(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]
     return Decision(call, step)
 
 
+def _search(turn: ModelTurn, script: ModelScript, new_id: Callable[[], str]) -> Decision | None:
+    """Agents that defer MCP tools offer a search that loads them (Codex `tool_search`, run by the agent itself;
+    Claude Code `ToolSearch` without ENABLE_TOOL_SEARCH=false): ask it for the scripted tool, once."""
+    if any(call.name in (TOOL_SEARCH, CLAUDE_TOOL_SEARCH) for call in turn.calls):
+        return None
+    for tool in turn.tools:
+        if tool.kind == TOOL_SEARCH:
+            query = {"query": f"{script.server} {script.tool}"}
+        elif tool.name == CLAUDE_TOOL_SEARCH and tool.namespace is None:
+            query = {"query": f"select:mcp__{script.server}__{script.tool}"}
+        else:
+            continue
+        call = CallAction(tool.name, query, new_id(), None, tool.kind)
+        return Decision(call, {"action": "search-tools", "tool": tool.name, **query, "call_id": call.call_id})
+    return None
+
+
+def _deferred(turn: ModelTurn, script: ModelScript) -> OfferedTool | None:
+    """Claude Code's deferred MCP tool, callable by its name once a ToolSearch the agent answered loaded it."""
+    name = f"mcp__{script.server}__{script.tool}"
+    searched = any(call.name == CLAUDE_TOOL_SEARCH and call.answered for call in turn.calls)
+    return OfferedTool(name) if searched and any(name in text for text in turn.texts) else None
+
+
 def agent_names(script: ModelScript) -> tuple[str, ...]:
     """The names agents give an MCP tool: Claude Code's, Gemini CLI's, then the bare name as a fallback."""
     return (f"mcp__{script.server}__{script.tool}", f"mcp_{script.server}_{script.tool}", script.tool)
 
 
 def find_tool(tools: tuple[OfferedTool, ...], script: ModelScript) -> OfferedTool | None:
-    """The scripted tool among those offered, by the agents' naming in order of preference."""
-    namespace = f"mcp__{script.server}"
-    for tool in tools:  # Codex: a namespace mcp__SERVER holding the bare tool name
-        if tool.namespace == namespace and tool.name == script.tool:
-            return tool
-    for name in agent_names(script):
-        for tool in tools:
-            if tool.name == name and tool.namespace is None:
+    """The scripted tool among those offered, by the agents' naming in order of preference: exactly, then with every
+    character but letters, digits and _ read as _ (Codex offers server "back-channel" as namespace mcp__back_channel).
+    """
+    for same in (_exact, _sanitized):
+        for tool in tools:  # Codex: a namespace mcp__SERVER holding the bare tool name
+            if tool.namespace is not None and _is_scripted(tool.name, tool.namespace, script, same):
                 return tool
+        for name in agent_names(script):
+            for tool in tools:
+                if tool.namespace is None and same(tool.name, name):
+                    return tool
     return None
 
 
-def _is_scripted(name: str, namespace: str | None, script: ModelScript, names: tuple[str, ...]) -> bool:
+def _exact(a: str, b: str) -> bool:
+    return a == b
+
+
+def _sanitized(a: str, b: str) -> bool:
+    return _UNSAFE.sub("_", a) == _UNSAFE.sub("_", b)
+
+
+def _is_scripted(
+    name: str, namespace: str | None, script: ModelScript, same: Callable[[str, str], bool] = _sanitized
+) -> bool:
     if namespace is not None:
-        return namespace == f"mcp__{script.server}" and name == script.tool
-    return name in names
+        return same(namespace, f"mcp__{script.server}") and same(name, script.tool)
+    return any(same(name, candidate) for candidate in agent_names(script))
 
 
 def directives_in(turn: ModelTurn) -> list[Directive]:

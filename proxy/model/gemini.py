@@ -21,6 +21,7 @@ from backchannel.proxy.model.turn import (
     arguments_text,
     as_dicts,
     dumps,
+    id_of,
     json_reply,
     sse,
     sse_reply,
@@ -50,8 +51,8 @@ def read(body: dict[str, Any], raw: bytes, *, model: str, streamed: bool) -> Mod
         if isinstance(declaration.get("name"), str)
     )
     responses = [part["functionResponse"] for part in _parts(contents, "user") if _has(part, "functionResponse")]
-    answered_ids = {response.get("id") for response in responses if response.get("id")}
-    answered_names = [response.get("name") for response in responses]
+    answered_ids = {id_of(response.get("id")) for response in responses} - {None}
+    answered_names = [text_of(response.get("name")) for response in responses]
     calls: list[PastCall] = []
     for part in _parts(contents, "model"):
         if not _has(part, "functionCall"):
@@ -60,8 +61,9 @@ def read(body: dict[str, Any], raw: bytes, *, model: str, streamed: bool) -> Mod
         name = text_of(call.get("name"))
         args = call.get("args")
         # without ids (older clients), the n-th call of a name is answered by the n-th response of that name
-        answered = call.get("id") in answered_ids if call.get("id") else name in answered_names
-        if not call.get("id") and name in answered_names:
+        call_id = id_of(call.get("id"))
+        answered = call_id in answered_ids if call_id else name in answered_names
+        if not call_id and name in answered_names:
             answered_names.remove(name)
         calls.append(PastCall(name, None, arguments_text(args if isinstance(args, dict) else {}), answered))
     config = body.get("generationConfig")

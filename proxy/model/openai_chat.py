@@ -18,7 +18,10 @@ from backchannel.proxy.model.turn import (
     arguments_text,
     as_dicts,
     dumps,
+    id_of,
     json_reply,
+    json_schema_format,
+    schema_at,
     sse,
     sse_reply,
     strings_in,
@@ -45,9 +48,11 @@ def read(body: dict[str, Any], raw: bytes) -> ModelTurn:
         for tool in as_dicts(body.get("tools"), "tools")
         if isinstance(function := tool.get("function"), dict) and isinstance(function.get("name"), str)
     )
-    answered = {message.get("tool_call_id") for message in messages if message.get("role") == "tool"}
+    answered = {id_of(message.get("tool_call_id")) for message in messages if message.get("role") == "tool"} - {None}
     calls = tuple(
-        PastCall(text_of(function.get("name")), None, text_of(function.get("arguments")), call.get("id") in answered)
+        PastCall(
+            text_of(function.get("name")), None, text_of(function.get("arguments")), id_of(call.get("id")) in answered
+        )
         for message in messages
         if message.get("role") == "assistant"
         for call in as_dicts(message.get("tool_calls"), "tool_calls")
@@ -64,6 +69,7 @@ def read(body: dict[str, Any], raw: bytes) -> ModelTurn:
         texts=strings_in(body),
         input_tokens=token_estimate(raw),
         wants_usage=isinstance(options, dict) and options.get("include_usage") is True,
+        response_schema=schema_at(json_schema_format(body.get("response_format")), "json_schema", "schema"),
     )
 
 

@@ -2,7 +2,9 @@
 rendered as the API replies, streamed (response.created ... response.completed) or as one response object.
 
 Codex groups an MCP server's tools in a tool of type "namespace" named `mcp__SERVER`; a call of one of them names
-the namespace beside the tool's bare name.
+the namespace beside the tool's bare name. For a model it knows to support tool search (gpt-5.5), Codex defers MCP
+tools behind a `tool_search` tool that it runs itself: the model's `tool_search_call` is answered by a
+`tool_search_output` item carrying the tools it loaded, offered from then on.
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ from backchannel.proxy.model.turn import (
     arguments_text,
     as_dicts,
     dumps,
+    id_of,
     json_reply,
+    json_schema_format,
+    schema_at,
     sse,
     sse_reply,
     strings_in,
@@ -30,8 +35,9 @@ from backchannel.proxy.model.turn import (
 )
 
 API = "openai-responses"
-_CALLS = ("function_call", "custom_tool_call")
-_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+_CALLS = ("function_call", "custom_tool_call", "tool_search_call")
+_OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
+TOOL_SEARCH = "tool_search"
 
 
 def read(body: dict[str, Any], raw: bytes) -> ModelTurn:
@@ -47,27 +53,45 @@ def read(body: dict[str, Any], raw: bytes) -> ModelTurn:
         items = as_dicts(given, "input")
     else:
         raise RequestError("'input' must be a string or a list of items")
-    answered = {item.get("call_id") for item in items if item.get("type") in _OUTPUTS}
+    answered = {id_of(item.get("call_id")) for item in items if item.get("type") in _OUTPUTS} - {None}
     calls = tuple(
         PastCall(
-            text_of(item.get("name")),
+            TOOL_SEARCH if item.get("type") == "tool_search_call" else text_of(item.get("name")),
             text_of(item.get("namespace")) or None,
-            text_of(item.get("arguments")) or text_of(item.get("input")),
-            item.get("call_id") in answered,
+            _arguments(item),
+            id_of(item.get("call_id")) in answered,
         )
         for item in items
         if item.get("type") in _CALLS
     )
+    # tools a tool search loaded are offered from then on, beside those the request lists
+    loaded = [tool for item in items if item.get("type") == "tool_search_output" for tool in _loaded(item)]
     return ModelTurn(
         api=API,
         model=text_of(body.get("model")) or "gpt-stand-in",
         streamed=body.get("stream") is True,
-        tools=tuple(_tools(as_dicts(body.get("tools"), "tools"))),
+        tools=tuple(_tools([*as_dicts(body.get("tools"), "tools"), *loaded])),
         last=_last(items),
         calls=calls,
         texts=strings_in(body),
         input_tokens=token_estimate(raw),
+        response_schema=schema_at(json_schema_format(schema_at(body, "text", "format")), "schema"),
     )
+
+
+def _arguments(item: dict[str, Any]) -> str:
+    for key in ("arguments", "input"):
+        value = item.get(key)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, dict):
+            return arguments_text(value)
+    return ""
+
+
+def _loaded(item: dict[str, Any]) -> list[dict[str, Any]]:
+    tools = item.get("tools")
+    return [tool for tool in tools if isinstance(tool, dict)] if isinstance(tools, list) else []
 
 
 def _tools(tools: list[dict[str, Any]]) -> list[OfferedTool]:
@@ -75,9 +99,11 @@ def _tools(tools: list[dict[str, Any]]) -> list[OfferedTool]:
     for tool in tools:
         kind = text_of(tool.get("type")) or "function"
         if kind == "namespace":
-            namespace = text_of(tool.get("name"))
+            namespace = text_of(tool.get("name")) or None
             inner = as_dicts(tool.get("tools"), "tools[].tools")
             offered.extend(OfferedTool(t["name"], namespace) for t in inner if isinstance(t.get("name"), str))
+        elif kind == TOOL_SEARCH:
+            offered.append(OfferedTool(TOOL_SEARCH, kind=TOOL_SEARCH))
         elif isinstance(tool.get("name"), str):
             offered.append(OfferedTool(tool["name"], kind=kind))
     return offered
@@ -118,6 +144,8 @@ def _deltas(action: Action, item_id: str) -> list[dict[str, Any]]:
     where = {"item_id": item_id, "output_index": 0}
     if isinstance(action, CallAction):
         text = arguments_text(action.arguments)
+        if action.kind == TOOL_SEARCH:  # no deltas: the item arrives whole in output_item.added and .done
+            return []
         if action.kind == "custom":
             return [
                 {"type": "response.custom_tool_call_input.delta", **where, "delta": text},
@@ -141,6 +169,11 @@ def _item(action: Action, item_id: str, status: str) -> dict[str, Any]:
     final = status == "completed"
     if isinstance(action, CallAction):
         text = arguments_text(action.arguments) if final else ""
+        if action.kind == TOOL_SEARCH:
+            return {
+                "type": "tool_search_call", "id": item_id, "call_id": action.call_id, "execution": "client",
+                "arguments": action.arguments, "status": status,
+            }  # fmt: skip
         if action.kind == "custom":
             return {
                 "type": "custom_tool_call", "id": item_id, "call_id": action.call_id, "name": action.name,

@@ -163,3 +163,23 @@ def as_dicts(value: Any, where: str) -> list[dict[str, Any]]:
 
 def text_of(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+def schema_at(value: Any, *keys: str) -> dict[str, Any] | None:
+    """The JSON schema of a structured-output request at `keys` (each level an object), when its type is
+    json_schema; None when the request asks for none."""
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value if isinstance(value, dict) else None
+
+
+def json_schema_format(value: Any) -> dict[str, Any] | None:
+    """`value` when it is a structured-output format object of type json_schema."""
+    return value if isinstance(value, dict) and value.get("type") == "json_schema" else None
+
+
+def id_of(value: Any) -> str | None:
+    """An id as the conversation pairs calls and results by: a string, or None (an id of another type pairs nothing)."""
+    return value if isinstance(value, str) and value else None

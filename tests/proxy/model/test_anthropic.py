@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anthropic
+import jsonschema
 import pytest
 from anthropic.types import TextBlock, ToolUseBlock
 
@@ -76,3 +78,27 @@ def test_a_tool_call_renders_as_one_tool_use_block_whose_stop_reason_is_tool_use
     reply = messages_api.render(CallAction("Write", {"a": 1}, "toolu_1"), turn, ReplyIds("msg_1", 0))
     assert b'"stop_reason":"tool_use"' in reply.body and b'"input":{"a":1}' in reply.body
     assert [tool.name for tool in turn.tools] == ["Write", "mcp__backchannel__get_repo_status"]
+
+
+def test_a_structured_output_request_gets_json_its_schema_accepts_after_the_tool_call(lab: ModelLab):
+    schema = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
+    structured: Any = {"output_config": {"format": {"type": "json_schema", "schema": schema}}}
+    client = _client(lab)
+    titled = client.messages.create(model="claude-x", max_tokens=64, messages=PROMPT, extra_body=structured)
+    first = client.messages.create(model="claude-x", max_tokens=64, messages=PROMPT, tools=TOOLS, extra_body=structured)
+    call = first.content[0]
+    assert isinstance(call, ToolUseBlock)
+    final = client.messages.create(
+        model="claude-x", max_tokens=64, messages=_after(call), tools=TOOLS, extra_body=structured
+    )
+    for reply in (titled, final):
+        block = reply.content[0]
+        assert isinstance(block, TextBlock)
+        jsonschema.validate(json.loads(block.text), schema)
+
+    rows = lab.exchanges()
+    assert [r.step and (r.step["action"], r.step.get("format")) for r in rows] == [
+        ("schema-answer", None),
+        ("call-tool", None),
+        ("answer", "json-schema"),
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import httpx
@@ -83,3 +84,18 @@ def test_a_sink_that_fails_does_not_break_the_reply_and_is_counted():
         reply = httpx.post(f"{stand_in.url}/v1/messages", json=MESSAGES, timeout=10)
         assert reply.status_code == 200 and orjson.loads(reply.content)["stop_reason"] == "end_turn"
     assert stand_in.app.sink_errors == 1
+
+
+def test_a_gzip_body_is_read_decoded_and_an_unknown_encoding_or_a_bomb_is_refused_with_its_reason(tmp_path: Path):
+    lab = start_lab(tmp_path, body_limit=10_000)
+    zipped = {"content-encoding": "gzip", "content-type": "application/json"}
+    try:
+        plain = httpx.post(f"{lab.url}/v1/messages", content=gzip.compress(orjson.dumps(MESSAGES)), headers=zipped)
+        zstd = httpx.post(f"{lab.url}/v1/messages", content=b"\x28\xb5\x2f\xfd", headers={"content-encoding": "zstd"})
+        bomb = httpx.post(f"{lab.url}/v1/messages", content=gzip.compress(b" " * 100_000), headers=zipped)
+    finally:
+        rows = lab.exchanges()
+    assert plain.status_code == 200 and plain.json()["content"][0]["text"] == "All clean."
+    assert (zstd.status_code, bomb.status_code) == (415, 413)
+    assert rows[0].request_body == orjson.dumps(MESSAGES)
+    assert rows[1].step and "'zstd' is not supported" in rows[1].step["reason"]

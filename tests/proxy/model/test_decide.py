@@ -138,3 +138,36 @@ def test_the_shell_command_writes_the_token_under_home_for_a_tilde_path(tmp_path
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     subprocess.run(["bash", "-c", command], env=env, check=True, timeout=10)
     assert (tmp_path / ".probe" / "a;b$(c).txt").read_text() == TOKEN
+
+
+def test_claude_code_s_deferred_mcp_tool_is_loaded_with_tool_search_then_called_by_its_name():
+    offered = [{"name": name, "input_schema": SCHEMA} for name in ("Write", "ToolSearch")]
+    deferred = "Deferred tools, load with ToolSearch:\nmcp__backchannel__get_repo_status"
+    first = anthropic.read({"messages": [{"role": "user", "content": deferred}], "tools": offered}, b"{}")
+    search = decide(first, SCRIPT, _ids())
+    assert search.action == CallAction("ToolSearch", {"query": "select:mcp__backchannel__get_repo_status"}, "id1")
+    assert search.step["action"] == "search-tools"
+    asked = {"role": "assistant", "content": [{"type": "tool_use", "id": "s", "name": "ToolSearch", "input": {}}]}
+    reference = {"type": "tool_reference", "tool_name": "mcp__backchannel__get_repo_status"}
+    loaded = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "s", "content": [reference]}]}
+    body = {"messages": [{"role": "user", "content": deferred}, asked, loaded], "tools": offered}
+    call = decide(anthropic.read(body, b"{}"), SCRIPT, _ids())
+    assert isinstance(call.action, CallAction) and call.action.name == "mcp__backchannel__get_repo_status"
+    unloaded = {**body, "messages": [{"role": "user", "content": "no list"}, asked, {**loaded, "content": []}]}
+    assert decide(anthropic.read(unloaded, b"{}"), SCRIPT, _ids()).step["action"] == "tool-not-offered"
+
+
+def test_a_server_name_an_agent_rewrote_is_still_found_exactly_named_tools_first():
+    hyphenated = ModelScript.from_data({"tool": "get_repo_status", "server": "back-channel"})
+    tools = [
+        {"type": "namespace", "name": "mcp__back_channel", "tools": [{"type": "function", "name": "get_repo_status"}]}
+    ]
+    codex_turn = openai_responses.read({"input": "status?", "tools": tools}, b"{}")
+    decision = decide(codex_turn, hyphenated, _ids())
+    assert isinstance(decision.action, CallAction) and decision.action.namespace == "mcp__back_channel"
+    both = [
+        {"name": n, "input_schema": SCHEMA}
+        for n in ("mcp__back_channel__get_repo_status", "mcp__back-channel__get_repo_status")
+    ]
+    exact = decide(anthropic.read({"messages": [], "tools": both}, b"{}"), hyphenated, _ids())
+    assert isinstance(exact.action, CallAction) and exact.action.name == "mcp__back-channel__get_repo_status"

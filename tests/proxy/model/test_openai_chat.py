@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import jsonschema
 import openai
 import pytest
 
@@ -71,3 +73,17 @@ def test_the_sdk_stream_helper_assembles_tool_call_deltas_and_reports_usage_befo
 def test_a_request_whose_messages_is_not_a_list_is_a_request_error():
     with pytest.raises(RequestError, match="messages"):
         openai_chat.read({"messages": "hello"}, b"{}")
+
+
+def test_a_response_format_json_schema_answer_is_json_the_schema_accepts(lab: ModelLab):
+    schema = {
+        "type": "object",
+        "properties": {"ok": {"type": "boolean"}},
+        "required": ["ok"],
+        "additionalProperties": False,
+    }
+    response_format: Any = {"type": "json_schema", "json_schema": {"name": "verdict", "schema": schema, "strict": True}}
+    reply = _client(lab).chat.completions.create(model="gpt-x", messages=PROMPT, response_format=response_format)
+    jsonschema.validate(json.loads(reply.choices[0].message.content or ""), schema)
+    (row,) = lab.exchanges()
+    assert row.step and row.step["action"] == "schema-answer"
