@@ -3,6 +3,7 @@ of the run's nonce-tagged marker in one segment; decided by structure alone."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ _UNTRUSTED_OPEN = re.compile(r"<(untrusted[\w-]*)(\s[^<>]*)?>", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _DELIMITER = re.compile(r"-{3,}\[(start|end) of ([^\]\n]{1,80})\]-{3,}", re.IGNORECASE)
 _MCP_TOOL = re.compile(r"^mcp__?.")
+_MAX_STEP = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +52,22 @@ def server_names(run: Run, exchanges: tuple[ModelExchange, ...], nonce_name: str
     if isinstance(fact, str) and fact:
         found.append(fact)
     for exchange in exchanges:
-        step: Mapping[str, object] = exchange.step or {}
-        named = step.get("server")
+        named = _step_of(exchange).get("server")
         if isinstance(named, str) and named and named not in found:
             found.append(named)
     return ServerNames((*found, nonce_name), known=bool(found))
+
+
+def _step_of(exchange: ModelExchange) -> Mapping[str, object]:
+    """The model script's record of what it did; the column is declared TEXT (m006), so it may read back as the JSON
+    text of the object rather than the object: both are accepted, anything else reads as empty."""
+    step: object = exchange.step
+    if isinstance(step, str) and len(step) <= _MAX_STEP:
+        try:
+            step = json.loads(step)
+        except (ValueError, RecursionError):
+            return {}
+    return step if isinstance(step, Mapping) else {}
 
 
 @dataclass(frozen=True, slots=True)
