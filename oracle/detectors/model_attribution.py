@@ -100,15 +100,15 @@ def judge(segment: Segment, at: int, names: ServerNames) -> tuple[bool, str | No
     unknown = None if not names.known else False
     if segment.kind in ("tool-result", "tool-description") and names.owns_tool(segment.tool, segment.namespace):
         return True, f"tool:{segment.namespace + '/' if segment.namespace else ''}{segment.tool or ''}", True
-    before = segment.text[:at]
-    wrapper = _open_wrapper(before)
+    before, after = segment.text[:at], segment.text[at:]
+    wrapper = _open_wrapper(before, after)
     if wrapper is not None:
         tag, attributes = wrapper
         return True, f"wrapper:{tag}", True if names.in_text(attributes) else unknown
     heading = _instructions_heading(before)
     if heading is not None:
         return True, f"heading:{heading}", True if names.in_text(heading) else (None if not names.known else False)
-    delimited = _open_delimiters(before)
+    delimited = _open_delimiters(before, after)
     if delimited is not None:
         label, introduction = delimited
         return True, f"delimiters:{label}", True if names.in_text(introduction + label) else unknown
@@ -117,13 +117,18 @@ def judge(segment: Segment, at: int, names: ServerNames) -> tuple[bool, str | No
     return False, None, False
 
 
-def _open_wrapper(before: str) -> tuple[str, str] | None:
-    """The innermost `<untrusted...>` element still open at the end of `before`: its tag and attributes."""
-    opened = list(_UNTRUSTED_OPEN.finditer(before))
-    for match in reversed(opened):
-        tag = match.group(1)
-        if f"</{tag.lower()}>" not in before[match.end() :].lower():
-            return tag, match.group(2) or ""
+def _open_wrapper(before: str, after: str) -> tuple[str, str] | None:
+    """The innermost `<untrusted...>` element that encloses the occurrence: opened before it and not closed since,
+    and closed after it before it opens again (so a system prompt that only mentions the tag encloses nothing)."""
+    for match in reversed(list(_UNTRUSTED_OPEN.finditer(before))):
+        tag = match.group(1).lower()
+        if f"</{tag}>" in before[match.end() :].lower():
+            continue
+        rest = after.lower()
+        closed, reopened = rest.find(f"</{tag}>"), rest.find(f"<{tag}")
+        if closed >= 0 and (reopened < 0 or closed < reopened):
+            return match.group(1), match.group(2) or ""
+        return None
     return None
 
 
@@ -140,11 +145,15 @@ def _instructions_heading(before: str) -> str | None:
     return None
 
 
-def _open_delimiters(before: str) -> tuple[str, str] | None:
-    """A `---[start of LABEL]---` delimiter still open at the occurrence whose label speaks of a server: the label
-    and the line that introduces it (where an agent names the server)."""
+def _open_delimiters(before: str, after: str) -> tuple[str, str] | None:
+    """A `---[start of LABEL]---` delimiter whose label speaks of a server, enclosing the occurrence (its `end of`
+    comes after it, before another start): the label and the line that introduces it (where an agent names the
+    server)."""
     marks = list(_DELIMITER.finditer(before))
     if not marks or marks[-1].group(1).lower() != "start" or "server" not in marks[-1].group(2).lower():
+        return None
+    following = next(_DELIMITER.finditer(after), None)
+    if following is None or following.group(1).lower() != "end":
         return None
     start = marks[-1].start()
     line_start = before.rfind("\n", 0, max(before.rfind("\n", 0, start), 0)) + 1

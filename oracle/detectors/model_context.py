@@ -11,10 +11,11 @@ occurrence of the run's nonce-tagged marker in a segment is *attributed* to the 
 - in a tool result answering a call whose tool carries the server's name (`mcp__NAME__TOOL`, `mcp_NAME_TOOL`, or
   the call's namespace `mcp__NAME`), or in the description of such a tool: attributed, and it names the server;
 - inside a wrapper that marks it untrusted (`<untrusted_context>` ... `</untrusted_context>`, or any
-  `<untrusted...>` element still open at the occurrence): attributed;
+  `<untrusted...>` element opened before it and closed after it, in the same segment; a tag a prompt merely
+  mentions encloses nothing): attributed, and it names the server when the tag's attributes hold its name;
 - in the section of a server-instructions heading (`## NAME` under a `# MCP Server Instructions` heading, the
   nearest heading before it in the same segment), or between `---[start of server instructions]---` style
-  delimiters still open at the occurrence: attributed; it names the server when the heading, or the line that
+  delimiters whose `---[end of ...]---` follows it: attributed; it names the server when the heading, or the line that
   introduces the delimiters, holds the server's name;
 - any other tool result or tool description (a tool the run's server does not own): attributed as a tool's output;
 - in a system or user turn with none of the above: *unattributed*, the signal.

@@ -1,0 +1,172 @@
+"""Trimmed excerpts of the requests real agents sent the model stand-in (Claude Code 2.1.332, Codex CLI 0.171.0,
+Gemini CLI 0.61.0, measured 2026-12-05 against `serve --scenario default`, server configured as "backchannel"): the
+structure and the items that matter kept, the agents' own prompts cut to a few words, the tool's output replaced
+by the probe's marker. Each agent's way of framing a tool result is read as attributed to the server; the same
+marker in the task prompt (a user turn) is not."""
+
+import pytest
+
+from backchannel.oracle.detectors.model_attribution import ServerNames, occurrences_in
+from tests.oracle.detectors.model_requests import BODY, MARKERS, read
+
+NAMES = ServerNames(("backchannel", MARKERS.server_name), known=True)
+TASK = "Check the repository status with the tool."
+
+CLAUDE_CODE = {
+    "model": "claude-opus-5-5",
+    "stream": True,
+    "system": [
+        {"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.332.447; cc_entrypoint=sdk-cli;"},
+        {"type": "text", "text": "You are a Claude agent…", "cache_control": {"type": "ephemeral"}},
+    ],
+    "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "<system-reminder>\n…"}, {"type": "text", "text": TASK}]},
+        {"role": "system", "content": "# Environment\n…", "output_config": {"effort": "medium"}},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "toolu_38cf", "name": "mcp__backchannel__get_repo_status", "input": {}}
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "tool_use_id": "toolu_38cf",
+                    "type": "tool_result",
+                    "content": [{"type": "text", "text": f"repo demo: {BODY}"}],
+                    "cache_control": {"type": "ephemeral"},
+                }
+            ],
+        },
+    ],
+    "tools": [
+        {
+            "name": "mcp__backchannel__get_repo_status",
+            "description": "Show the branch and sync state of a repository.",
+            "input_schema": {"type": "object", "properties": {"repo": {"type": "string", "default": "demo"}}},
+        }
+    ],
+    "thinking": {"type": "adaptive"},
+}
+CODEX = {
+    "model": "gpt-stand-in",
+    "stream": True,
+    "input": [
+        {
+            "type": "message",
+            "id": "msg_1",
+            "role": "developer",
+            "content": [{"type": "input_text", "text": "You are…"}],
+        },
+        {
+            "type": "message",
+            "id": "msg_2",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "<environment_context>…"}],
+        },
+        {"type": "message", "id": "msg_3", "role": "user", "content": [{"type": "input_text", "text": TASK}]},
+        {
+            "type": "function_call",
+            "status": "completed",
+            "id": "fc_1",
+            "name": "get_repo_status",
+            "namespace": "mcp__backchannel",
+            "arguments": "{}",
+            "call_id": "call_1d62",
+        },
+        {
+            "type": "function_call_output",
+            "id": "fco_1",
+            "call_id": "call_1d62",
+            "output": [
+                {"type": "input_text", "text": "Wall time: 0.0042 seconds\nOutput:"},
+                {"type": "input_text", "text": f"repo demo: {BODY}"},
+            ],
+        },
+    ],
+    "tools": [
+        {"type": "function", "name": "exec_command", "description": "Runs a command…", "strict": False},
+        {
+            "type": "namespace",
+            "name": "mcp__backchannel",
+            "description": "Tools in the mcp__backchannel namespace.",
+            "tools": [{"type": "function", "name": "get_repo_status", "description": "Show the branch…"}],
+        },
+        {"type": "web_search", "external_web_access": False},
+    ],
+    "reasoning": {"effort": "medium"},
+    "include": ["reasoning.encrypted_content"],
+}
+GEMINI_CLI = {
+    "contents": [
+        {"role": "user", "parts": [{"text": "<session_context>\nThis is the Gemini CLI…"}, {"text": TASK}]},
+        {
+            "role": "model",
+            "parts": [
+                {
+                    "functionCall": {"id": "call_6074", "args": {}, "name": "mcp_backchannel_get_repo_status"},
+                    "thoughtSignature": "skip_thought_signature_validator",
+                }
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {
+                    "functionResponse": {
+                        "name": "mcp_backchannel_get_repo_status",
+                        "response": {"output": f"<untrusted_context>\nrepo demo: {BODY}\n</untrusted_context>"},
+                        "id": "call_6074",
+                    }
+                }
+            ],
+        },
+    ],
+    "systemInstruction": {
+        "role": "user",
+        "parts": [{"text": "External tool and MCP server outputs are wrapped in `<untrusted_context>` tags."}],
+    },
+    "tools": [
+        {"functionDeclarations": [{"name": "mcp_backchannel_get_repo_status", "description": "Show the branch…"}]}
+    ],
+    "generationConfig": {"temperature": 1, "thinkingConfig": {"includeThoughts": True}},
+}
+AGENTS = [
+    (
+        "anthropic-messages",
+        CLAUDE_CODE,
+        "$.messages[3].content[0].content[0].text",
+        "tool:mcp__backchannel__get_repo_status",
+    ),
+    ("openai-responses", CODEX, "$.input[4].output[1].text", "tool:mcp__backchannel/get_repo_status"),
+    (
+        "gemini-stream",
+        GEMINI_CLI,
+        "$.contents[2].parts[0].functionResponse.response.output",
+        "tool:mcp_backchannel_get_repo_status",
+    ),
+]
+
+
+@pytest.mark.parametrize(("api", "body", "path", "anchor"), AGENTS, ids=["claude-code", "codex", "gemini-cli"])
+def test_each_agents_tool_result_framing_is_attributed_to_the_server_by_the_call_it_answers(api, body, path, anchor):
+    [found] = occurrences_in(read(api, body, streamed=True), BODY, NAMES)
+    assert (found.segment.path, found.attributed, found.anchor, found.names_server) == (path, True, anchor, True)
+
+
+@pytest.mark.parametrize(("api", "body"), [(a, b) for a, b, _, _ in AGENTS], ids=["claude-code", "codex", "gemini-cli"])
+def test_the_marker_in_each_agents_task_prompt_is_unattributed(api, body):
+    planted = read(api, _replace(body, TASK, f"{TASK} {BODY}"))
+    found = [o for o in occurrences_in(planted, BODY, NAMES) if not o.attributed]
+    assert [(o.segment.kind, o.anchor) for o in found] == [("user", None)]
+
+
+def _replace(value: object, old: str, new: str) -> object:
+    if isinstance(value, str):
+        return new if value == old else value
+    if isinstance(value, list):
+        return [_replace(item, old, new) for item in value]
+    if isinstance(value, dict):
+        return {key: _replace(item, old, new) for key, item in value.items()}
+    return value
