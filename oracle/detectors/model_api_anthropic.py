@@ -45,12 +45,15 @@ def read(body: dict[str, object], out: Segments) -> None:
                 call_id = optional_str(block.get("id"), child(where, "id"))
                 if call_id is not None and name is not None:
                     calls[call_id] = name
-                out.value("tool-call", role, block.get("input"), child(where, "input"), name)
+                out.value("tool-call", role, block.get("input"), child(where, "input"), name, call=call_id)
             elif block_type in RESULTS:
                 answered = optional_str(block.get("tool_use_id"), child(where, "tool_use_id"))
                 tool = calls.get(answered) if answered is not None else None
                 if block.get("content") is not None:
-                    text_or_blocks(out, "tool-result", role, block["content"], child(where, "content"), SILENT, tool)
+                    where_content = child(where, "content")
+                    text_or_blocks(
+                        out, "tool-result", role, block["content"], where_content, SILENT, tool, call=answered
+                    )
             elif block_type not in SILENT:
                 raise ShapeError(f"{where} is a block of type {block_type!r}, which this reader does not know")
     for offered, path in each_object(body.get("tools"), "$.tools"):

@@ -36,14 +36,15 @@ def _parts(out: Segments, kind: Kind, role: str, content: dict[str, object], pat
             call_id = optional_str(call.get("id"), child(child(where, "functionCall"), "id"))
             if call_id is not None and name is not None:
                 calls[call_id] = name
-            out.value("tool-call", role, call.get("args"), child(child(where, "functionCall"), "args"), name)
+            where_args = child(child(where, "functionCall"), "args")
+            out.value("tool-call", role, call.get("args"), where_args, name, call=call_id)
         elif "functionResponse" in present:
             reply = expect_object(part["functionResponse"], child(where, "functionResponse"))
             answered = optional_str(reply.get("id"), child(child(where, "functionResponse"), "id"))
             named = optional_str(reply.get("name"), child(child(where, "functionResponse"), "name"))
             tool = calls.get(answered, named) if answered is not None else named
             where_response = child(child(where, "functionResponse"), "response")
-            out.value("tool-result", role, reply.get("response"), where_response, tool)
+            out.value("tool-result", role, reply.get("response"), where_response, tool, call=answered)
         elif not present <= SILENT:
             raise ShapeError(f"{where} is a part with {sorted(present)!r}, which this reader does not know")
 

@@ -41,7 +41,9 @@ def chat(body: dict[str, object], out: Segments) -> None:
             named = optional_str(message.get("name"), child(path, "name"))
             tool = calls.get(answered, named) if answered is not None else named
             if content is not None:
-                text_or_blocks(out, "tool-result", role, content, child(path, "content"), SILENT_PARTS, tool)
+                text_or_blocks(
+                    out, "tool-result", role, content, child(path, "content"), SILENT_PARTS, tool, call=answered
+                )
             continue
         kind = role_kind(role, child(path, "role"))
         if content is not None:
@@ -52,7 +54,8 @@ def chat(body: dict[str, object], out: Segments) -> None:
             call_id = optional_str(call.get("id"), child(where, "id"))
             if call_id is not None and name is not None:
                 calls[call_id] = name
-            out.value("tool-call", role, function.get("arguments"), child(child(where, "function"), "arguments"), name)
+            where_args = child(child(where, "function"), "arguments")
+            out.value("tool-call", role, function.get("arguments"), where_args, name, call=call_id)
     for offered, path in each_object(body.get("tools"), "$.tools"):
         if offered.get("function") is not None:
             where = child(path, "function")
@@ -95,13 +98,13 @@ def _items(out: Segments, items: object) -> None:
             if call_id is not None:
                 calls[call_id] = (name or ("local_shell" if item_type == "local_shell_call" else None), namespace)
             key = CALLS[item_type]
-            out.value("tool-call", "assistant", item.get(key), child(path, key), name, namespace)
+            out.value("tool-call", "assistant", item.get(key), child(path, key), name, namespace, call_id)
         elif item_type in OUTPUTS:
             answered = optional_str(item.get("call_id"), child(path, "call_id"))
             name, namespace = calls.get(answered, (None, None)) if answered is not None else (None, None)
             output = item.get("output")
             if output is not None:
                 where = child(path, "output")
-                text_or_blocks(out, "tool-result", "tool", output, where, SILENT_PARTS, name, namespace)
+                text_or_blocks(out, "tool-result", "tool", output, where, SILENT_PARTS, name, namespace, answered)
         elif item_type not in SILENT_ITEMS:
             raise ShapeError(f"{path} is an item of type {item_type!r}, which this reader does not know")

@@ -52,13 +52,13 @@ def server_names(run: Run, exchanges: tuple[ModelExchange, ...], nonce_name: str
     if isinstance(fact, str) and fact:
         found.append(fact)
     for exchange in exchanges:
-        named = _step_of(exchange).get("server")
+        named = step_of(exchange).get("server")
         if isinstance(named, str) and named and named not in found:
             found.append(named)
     return ServerNames((*found, nonce_name), known=bool(found))
 
 
-def _step_of(exchange: ModelExchange) -> Mapping[str, object]:
+def step_of(exchange: ModelExchange) -> Mapping[str, object]:
     """The model script's record of what it did; the column is declared TEXT (m006), so it may read back as the JSON
     text of the object rather than the object: both are accepted, anything else reads as empty."""
     step: object = exchange.step

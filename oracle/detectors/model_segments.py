@@ -23,7 +23,8 @@ class Segment:
 
     `tool` is the tool it is tied to: for a tool call or a tool description its own name, for a tool result the name
     of the call it answers (found by id, call_id or name; None when no call matches). `namespace` is the tool's
-    namespace where the API groups tools (OpenAI Responses `namespace` items), else None. `path` is where the text
+    namespace where the API groups tools (OpenAI Responses `namespace` items), else None. `call` ties a call and its
+    result by the API's id (tool_use id, tool_call_id, call_id, functionCall id). `path` is where the text
     sits in the request body, as a JSON path (`$.messages[3].content[0].content`)."""
 
     kind: Kind
@@ -32,6 +33,7 @@ class Segment:
     path: str
     tool: str | None = None
     namespace: str | None = None
+    call: str | None = None  # a tool call's id, or the id of the call a tool result answers (when the API has ids)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,15 +117,31 @@ class Segments:
             raise ShapeError(f"the request holds more than {MAX_SEGMENTS} pieces of text")
         self.found.append(segment)
 
-    def text(self, kind: Kind, role: str, text: str, path: str, tool: str | None = None, ns: str | None = None) -> None:
-        self.add(Segment(kind, role, text, path, tool, ns))
+    def text(
+        self,
+        kind: Kind,
+        role: str,
+        text: str,
+        path: str,
+        tool: str | None = None,
+        ns: str | None = None,
+        call: str | None = None,
+    ) -> None:
+        self.add(Segment(kind, role, text, path, tool, ns, call))
 
     def value(
-        self, kind: Kind, role: str, value: object, path: str, tool: str | None = None, ns: str | None = None
+        self,
+        kind: Kind,
+        role: str,
+        value: object,
+        path: str,
+        tool: str | None = None,
+        ns: str | None = None,
+        call: str | None = None,
     ) -> None:
         """Every string inside a JSON value (tool arguments, a tool's response, a schema), one segment each."""
         for where, text in strings(value, path):
-            self.add(Segment(kind, role, text, where, tool, ns))
+            self.add(Segment(kind, role, text, where, tool, ns, call))
 
 
 def role_kind(role: str, path: str) -> Kind:
@@ -146,21 +164,22 @@ def text_or_blocks(
     silent: frozenset[str],
     tool: str | None = None,
     ns: str | None = None,
+    call: str | None = None,
 ) -> None:
     """A content that is a string or a list of `{"type": ..., "text": ...}` blocks (bare strings allowed); a block
     of a type neither textual nor in `silent` is a ShapeError."""
     if isinstance(value, str):
-        out.text(kind, role, value, path, tool, ns)
+        out.text(kind, role, value, path, tool, ns, call)
         return
     for index, block in enumerate(expect_list(value, path)):
         where = child(path, index)
         if isinstance(block, str):
-            out.text(kind, role, block, where, tool, ns)
+            out.text(kind, role, block, where, tool, ns, call)
             continue
         item = expect_object(block, where)
         block_type = item.get("type")
         if block_type in (None, "text", "input_text", "output_text") and isinstance(item.get("text"), str):
-            out.text(kind, role, str(item["text"]), child(where, "text"), tool, ns)
+            out.text(kind, role, str(item["text"]), child(where, "text"), tool, ns, call)
         elif block_type not in silent:
             raise ShapeError(f"{where} is a block of type {block_type!r}, which this reader does not know")
 

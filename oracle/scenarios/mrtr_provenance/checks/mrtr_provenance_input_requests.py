@@ -12,6 +12,7 @@ from backchannel.oracle.registry import check
 from backchannel.oracle.session.facts import INPUT_METHODS
 from backchannel.recordings.model import Recording
 
+from ..directive import directive_calls
 from ..facts import (
     SCENARIO,
     SPEC,
@@ -116,6 +117,9 @@ def judge(rec: Recording) -> Iterator[Finding]:
     model = model_carrier(rec, probe)
     if model.unread:
         observations.append(model.unread_observation())
+    asked, answered = directive_calls(rec, probe, model)  # the compromised-model arm, as the model context shows it
+    observations += asked
+    evidence += answered
     shown = shown_body(rec, probe)
     bare = [s for s in shown if not s.attributed]
     if bare:

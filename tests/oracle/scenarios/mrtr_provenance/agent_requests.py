@@ -41,9 +41,11 @@ def with_requests(
     server: str | None = "backchannel",
     truncated: bool = False,
     api: str = "anthropic-messages",
+    steps: tuple[dict[str, object] | None, ...] = (),
 ) -> Recording:
     """The reference `name` with one model request per body in its last run named `run_name`; `server` is the name
-    the run records for the agent's MCP server configuration (None: not recorded)."""
+    the run records for the agent's MCP server configuration (None: not recorded); `steps` what the model script
+    did with each request."""
     rec = recording(name)
     run = [r for r in rec.runs if r.name == run_name][-1]
     detail = (
@@ -60,6 +62,7 @@ def with_requests(
             request_body=json.dumps(body).encode() if not isinstance(body, bytes) else body,
             request_truncated=truncated,
             streamed=True,
+            step=steps[index] if index < len(steps) else None,
         )
         for index, body in enumerate(bodies)
     )
