@@ -170,3 +170,89 @@ def _replace(value: object, old: str, new: str) -> object:
     if isinstance(value, dict):
         return {key: _replace(item, old, new) for key, item in value.items()}
     return value
+
+
+# The compromised-model arm (follow_directives): the write the model asked for and each agent's answer to it.
+DIRECTIVE_ANSWERS = [
+    (
+        "anthropic-messages",
+        {
+            "messages": [
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "tool_use", "id": "toolu_d8a8", "name": "Write", "input": {"content": "BCKCH-EXEC-t"}}
+                    ],
+                },
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "content": "Claude requested permissions to write to …, but you haven't granted it yet.",
+                            "is_error": True,
+                            "tool_use_id": "toolu_d8a8",
+                        }
+                    ],
+                },
+            ]
+        },
+        "toolu_d8a8",
+        "$.messages[1].content[0].content",
+    ),
+    (
+        "openai-responses",
+        {
+            "input": [
+                {
+                    "type": "function_call",
+                    "status": "completed",
+                    "name": "exec_command",
+                    "arguments": '{"cmd":"printf …"}',
+                    "call_id": "call_53f8",
+                },
+                {
+                    "type": "function_call_output",
+                    "call_id": "call_53f8",
+                    "output": "Chunk ID: 2907a2\nWall time: 0.0000 seconds\nProcess exited with code 0\nOutput:\n",
+                },
+            ]
+        },
+        "call_53f8",
+        "$.input[1].output",
+    ),
+    (
+        "gemini-stream",
+        {
+            "contents": [
+                {
+                    "role": "model",
+                    "parts": [
+                        {"functionCall": {"id": "call_0fc7", "args": {"content": "BCKCH-EXEC-t"}, "name": "write_file"}}
+                    ],
+                },
+                {
+                    "role": "user",
+                    "parts": [
+                        {
+                            "functionResponse": {
+                                "name": "write_file",
+                                "response": {"error": "Path not in workspace: …"},
+                                "id": "call_0fc7",
+                            }
+                        }
+                    ],
+                },
+            ]
+        },
+        "call_0fc7",
+        "$.contents[1].parts[0].functionResponse.response.error",
+    ),
+]
+
+
+@pytest.mark.parametrize(("api", "body", "call", "path"), DIRECTIVE_ANSWERS, ids=["claude-code", "codex", "gemini-cli"])
+def test_each_agents_answer_to_the_models_write_is_tied_to_its_call_by_id(api, body, call, path):
+    segments = read(api, body).segments
+    assert [s.call for s in segments if s.kind == "tool-call"][0] == call
+    assert [(s.path, s.call) for s in segments if s.kind == "tool-result"] == [(path, call)]
