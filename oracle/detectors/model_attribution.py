@@ -19,6 +19,7 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _DELIMITER = re.compile(r"-{3,}\[(start|end) of ([^\]\n]{1,80})\]-{3,}", re.IGNORECASE)
 _MCP_TOOL = re.compile(r"^mcp__?.")
 _MAX_STEP = 64 * 1024
+WINDOW = 512  # characters before an occurrence in which a name the server goes by labels it (as attribution.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,8 @@ def step_of(exchange: ModelExchange) -> Mapping[str, object]:
 @dataclass(frozen=True, slots=True)
 class ModelOccurrence:
     """One occurrence of a marker in a model request, judged. `offset` counts bytes of the segment's UTF-8 text.
-    `names_server` is None when the run did not record the server's name and no structure settled it."""
+    `names_server` is None when the run did not record the server's name and no structure settled it: then an
+    occurrence that is not attributed is undecided (a label with the configured name cannot be ruled out)."""
 
     seq: int
     segment: Segment
@@ -97,24 +99,28 @@ def occurrences_in(context: ModelContext, token: str, names: ServerNames) -> Ite
 
 def judge(segment: Segment, at: int, names: ServerNames) -> tuple[bool, str | None, bool | None]:
     """(attributed, anchor, names_server) for the occurrence at character `at` of the segment's text."""
-    unknown = None if not names.known else False
     if segment.kind in ("tool-result", "tool-description") and names.owns_tool(segment.tool, segment.namespace):
         return True, f"tool:{segment.namespace + '/' if segment.namespace else ''}{segment.tool or ''}", True
     before, after = segment.text[:at], segment.text[at:]
+    # a name the run knows the server by, just before the occurrence in the same segment, labels it; when the run
+    # did not record the configured name, its absence proves nothing (None: undecided, never a finding)
+    named: bool | None = True if names.in_text(before[-WINDOW:]) else (False if names.known else None)
     wrapper = _open_wrapper(before, after)
     if wrapper is not None:
         tag, attributes = wrapper
-        return True, f"wrapper:{tag}", True if names.in_text(attributes) else unknown
+        return True, f"wrapper:{tag}", True if names.in_text(attributes) else named
     heading = _instructions_heading(before)
     if heading is not None:
-        return True, f"heading:{heading}", True if names.in_text(heading) else (None if not names.known else False)
+        return True, f"heading:{heading}", True if names.in_text(heading) else named
     delimited = _open_delimiters(before, after)
     if delimited is not None:
         label, introduction = delimited
-        return True, f"delimiters:{label}", True if names.in_text(introduction + label) else unknown
+        return True, f"delimiters:{label}", True if names.in_text(introduction + label) else named
+    if named:
+        return True, "name", True
     if segment.kind in ("tool-result", "tool-description"):
-        return True, "tool-output", unknown
-    return False, None, False
+        return True, "tool-output", named
+    return False, None, named
 
 
 def _open_wrapper(before: str, after: str) -> tuple[str, str] | None:

@@ -17,8 +17,11 @@ occurrence of the run's nonce-tagged marker in a segment is *attributed* to the 
   nearest heading before it in the same segment), or between `---[start of server instructions]---` style
   delimiters whose `---[end of ...]---` follows it: attributed; it names the server when the heading, or the line that
   introduces the delimiters, holds the server's name;
+- a name the server goes by (its configured name, its nonce-tagged serverInfo name) in the 512 characters before it
+  in the same segment: attributed, and it names the server (a label naming the source);
 - any other tool result or tool description (a tool the run's server does not own): attributed as a tool's output;
-- in a system or user turn with none of the above: *unattributed*, the signal.
+- in a system or user turn with none of the above: *unattributed*, the signal; undecided (never a finding) when the
+  run did not record the configured name, since a label with that name cannot be ruled out.
 Text the model produced itself (assistant turns, tool calls) is not server text shown to it: never judged.
 NAME is the server name the agent was configured with, as the run recorded it (model_attribution.server_names);
 when the run did not record it, any MCP-shaped name counts, and whether an occurrence names the server is unknown.

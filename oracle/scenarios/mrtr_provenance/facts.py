@@ -199,6 +199,12 @@ class Shown:
         return carrier_evidence(run, carrier, occurrence.offset, length, note)
 
     @property
+    def undecided(self) -> bool:
+        """Not attributed by structure, but the run did not record the name its agent knows the server by, so a
+        label with that name cannot be ruled out: neither a finding nor clean."""
+        return not self.attributed and self.names_server is None
+
+    @property
     def bare_note(self) -> str:
         """Why an unattributed occurrence is: in the words of its carrier's rule."""
         if self.model is not None:

@@ -7,6 +7,7 @@ from tests.oracle.detectors.model_requests import BODY, MARKERS, read
 
 NAMES = ServerNames(("lab", MARKERS.server_name), known=True)
 UNKNOWN = ServerNames((MARKERS.server_name,), known=False)
+FAR = "x" * 600 + "\n"  # past the 512 characters in which a name labels an occurrence
 
 
 def judged(api, body, names=NAMES):
@@ -66,7 +67,7 @@ def test_a_gemini_function_response_of_the_servers_tool_is_attributed():
 
 
 def test_text_under_the_servers_heading_in_mcp_server_instructions_is_attributed_until_another_section():
-    system = f"# MCP Server Instructions\n\n## lab\n{BODY}\n\n# Environment\n{BODY}"
+    system = f"# MCP Server Instructions\n\n## lab\n{BODY}\n\n# Environment\n{FAR}{BODY}"
     body = {"messages": [{"role": "system", "content": system}]}
     assert judged("anthropic-messages", body) == [
         ("$.messages[0].content", True, "heading:lab", True),
@@ -75,14 +76,14 @@ def test_text_under_the_servers_heading_in_mcp_server_instructions_is_attributed
 
 
 def test_a_heading_that_is_not_under_mcp_server_instructions_attributes_nothing():
-    body = {"messages": [{"role": "user", "content": f"# Notes\n## lab\n{BODY}"}]}
+    body = {"messages": [{"role": "user", "content": f"# Notes\n## other\n{BODY}"}]}
     assert judged("anthropic-messages", body)[0][1] is False
 
 
 def test_server_instructions_delimiters_attribute_and_the_introducing_line_names_the_server():
     text = (
         "The following are instructions provided by the tool server 'lab':\n"
-        f"---[start of server instructions]---\n{BODY}\n---[end of server instructions]---\n{BODY}"
+        f"---[start of server instructions]---\n{BODY}\n---[end of server instructions]---\n{FAR}{BODY}"
     )
     body = {"contents": [{"role": "user", "parts": [{"text": text}]}]}
     assert [(a, n) for _, a, _, n in judged("gemini-stream", body)] == [(True, True), (False, False)]
@@ -147,3 +148,18 @@ def test_delimiters_without_their_end_after_the_occurrence_attribute_nothing():
     text = f"---[start of server instructions]---\nx\n---[end of server instructions]---\n{BODY}"
     body = {"contents": [{"role": "user", "parts": [{"text": text}]}]}
     assert judged("gemini-stream", body)[0][1] is False
+
+
+def test_a_name_the_server_goes_by_just_before_the_occurrence_labels_it_and_far_before_does_not():
+    body = {"messages": [{"role": "user", "content": f"MCP server lab asks:\n{BODY}\n{FAR}{BODY}"}]}
+    assert [(a, anchor, n) for _, a, anchor, n in judged("anthropic-messages", body)] == [
+        (True, "name", True),
+        (False, None, False),
+    ]
+
+
+def test_with_the_configured_name_unrecorded_a_bare_occurrence_is_undecided_not_unattributed_for_sure():
+    body = {"messages": [{"role": "user", "content": f"MCP server lab asks:\n{BODY}"}]}
+    assert judged("anthropic-messages", body, UNKNOWN)[0][1:] == (False, None, None)
+    named = {"messages": [{"role": "user", "content": f"{MARKERS.server_name} asks:\n{BODY}"}]}
+    assert judged("anthropic-messages", named, UNKNOWN)[0][1:] == (True, "name", True)

@@ -121,7 +121,8 @@ def judge(rec: Recording) -> Iterator[Finding]:
     observations += asked
     evidence += answered
     shown = shown_body(rec, probe)
-    bare = [s for s in shown if not s.attributed]
+    bare = [s for s in shown if not s.attributed and not s.undecided]
+    undecided = [s for s in shown if s.undecided]
     if bare:
         signals.append("input-request-prompt-unattributed")
         evidence += [s.evidence(probe, len(markers.body), s.bare_note) for s in bare]
@@ -163,6 +164,21 @@ def judge(rec: Recording) -> Iterator[Finding]:
         return
     note = "the client's answer" if streamed else "retry with inputResponses"
     evidence += [Evidence(kind="message", run=probe.id, seq=m.seq, note=note) for m in retries]
+    if undecided:  # a label with the server's configured name cannot be ruled out: never a finding, never clean
+        yield Finding.skipped(
+            "server-name-not-recorded",
+            f"{len(undecided)} showing(s) of the {chosen} text in the agent's model context sit in a system or user "
+            "turn with no structure naming the server, but the run did not record the name the agent knows the "
+            "server by, so a label with that name cannot be ruled out; a person can read the cited text",
+            *evidence,
+            *[
+                s.evidence(probe, len(markers.body), "undecided: the server's configured name is unknown")
+                for s in undecided
+            ],
+            run=probe.id,
+            observations=tuple(observations),
+        )
+        return
     if model.unread:  # what the agent put in its model context is unknown: never judged clean
         yield Finding.skipped(
             "model-context-unread",

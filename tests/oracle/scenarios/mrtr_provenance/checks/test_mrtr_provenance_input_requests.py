@@ -135,3 +135,11 @@ def test_the_attribution_self_test_plants_a_bare_and_a_labelled_model_request_an
     ]
     assert judged_once == [[False], [True]]
     assert attribution_self_test(planted) is None
+
+
+def test_a_bare_showing_is_undecided_when_the_run_did_not_record_the_servers_configured_name():
+    body = markers(FIXED).body
+    rec = with_requests(FIXED, "probe", claude_turns({"role": "user", "content": body}), server=None)
+    result = judged(rec, CHECK)
+    assert (result.status, result.verdict, result.reason) == ("SKIP", "SKIP", "server-name-not-recorded")
+    assert [e.path for e in result.evidence if e.kind == "model"] == ["$.messages[2].content"]
