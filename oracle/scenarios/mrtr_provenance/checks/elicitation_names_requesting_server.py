@@ -90,8 +90,8 @@ def judge(rec: Recording) -> Iterator[Finding]:
     if undecided:
         yield Finding.skipped(
             "server-name-not-recorded",
-            f"{len(undecided)} showing(s) in the agent's model context carry no structure with a name the oracle knows, but the run did not record the "
-            "name the agent knows the server by, so whether they name it cannot be decided",
+            f"{len(undecided)} showing(s) in the agent's model context carry no name the oracle knows, but the run "
+            "did not record the name the agent knows the server by, so whether they name it cannot be decided",
             *[s.evidence(probe, body, "undecided: the server's configured name is unknown") for s in undecided],
             run=probe.id,
         )
