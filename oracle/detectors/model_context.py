@@ -3,7 +3,8 @@
 `context_of(exchange)` parses the request per its API (Anthropic Messages, OpenAI Chat Completions and Responses,
 Gemini generateContent/streamGenerateContent; streamed or not, only the request is read) into segments: the role
 and kind of each piece of text (system, user, assistant, tool-call, tool-result, tool-description), the tool it is
-tied to, the text, and its JSON path in the body. An unknown API, a truncated body, a body that is not JSON, or a
+tied to, the text, and its JSON path in the body. A request with no body by a method that carries none (`GET
+/v1/models`) holds an empty context. Otherwise an unknown API, a truncated body, a body that is not JSON, or a
 shape the reader does not know gives `Unread(reason)`: never guessed, never counted clean. Pure and bounded.
 
 The attribution rule (model_attribution.py) decides by the request's structure, never by prose, whether an
@@ -37,8 +38,9 @@ from backchannel.recordings.model import ModelExchange
 from . import model_api_anthropic, model_api_gemini, model_api_openai
 from .model_segments import ModelContext, Segment, Segments, ShapeError, Unread
 
-__all__ = ["MAX_BODY", "READERS", "ModelContext", "Segment", "Unread", "context_of"]
+__all__ = ["BODILESS", "MAX_BODY", "READERS", "ModelContext", "Segment", "Unread", "context_of"]
 
+BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})  # methods whose empty request holds no context to read
 MAX_BODY = 16 * 1024 * 1024  # past the recording's own bound: a body this large is refused, not parsed
 READERS: dict[str, Callable[[dict[str, object], Segments], None]] = {
     "anthropic-messages": model_api_anthropic.read,
@@ -52,6 +54,8 @@ READERS: dict[str, Callable[[dict[str, object], Segments], None]] = {
 def context_of(exchange: ModelExchange) -> ModelContext | Unread:
     """The segments of one recorded model request, or why it could not be read."""
     seq, api = exchange.seq, exchange.api
+    if exchange.method.upper() in BODILESS and not exchange.request_body and not exchange.request_truncated:
+        return ModelContext(seq, api)  # `GET /v1/models` and the like: a request that carries no context at all
     reader = READERS.get(api)
     if reader is None:
         return Unread(seq, f"the request's API ({api!r}) is not one the oracle reads")

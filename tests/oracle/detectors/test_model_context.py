@@ -50,3 +50,15 @@ def test_a_request_with_more_segments_than_the_bound_is_unread():
 def test_a_member_key_that_is_not_an_identifier_is_quoted_in_the_path():
     body = {"input": [{"type": "function_call", "name": "t", "call_id": "c", "arguments": {"a-b": "x"}}]}
     assert read("openai-responses", body).segments[0].path == '$.input[0].arguments["a-b"]'
+
+
+def test_a_request_without_a_body_by_a_method_that_carries_none_holds_an_empty_context_not_an_unread_one():
+    from dataclasses import replace
+
+    from backchannel.oracle.detectors.model_context import ModelContext, context_of
+    from tests.oracle.detectors.model_requests import exchange
+
+    listing = replace(exchange("openai-responses", b""), method="GET", path="/v1/models")
+    assert context_of(listing) == ModelContext(7, "openai-responses")
+    assert "no body" in unread("openai-responses", b"").reason  # a POST without a body is not read
+    assert isinstance(context_of(replace(exchange("unknown", b""), method="GET")), ModelContext)
