@@ -31,7 +31,10 @@ class ServerNames:
     known: bool
 
     def in_text(self, text: str) -> bool:
-        return any(name and name in text for name in self.names)
+        """A name appears as a whole word (not inside a longer name: `lab` is not in `label`)."""
+        return any(
+            name and re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", text) for name in self.names
+        )
 
     def owns_tool(self, tool: str | None, namespace: str | None) -> bool:
         """The tool (or its namespace) carries the server's name: mcp__NAME__TOOL, mcp_NAME_TOOL, mcp__NAME."""
@@ -100,7 +103,7 @@ def occurrences_in(context: ModelContext, token: str, names: ServerNames) -> Ite
 def judge(segment: Segment, at: int, names: ServerNames) -> tuple[bool, str | None, bool | None]:
     """(attributed, anchor, names_server) for the occurrence at character `at` of the segment's text."""
     if segment.kind in ("tool-result", "tool-description") and names.owns_tool(segment.tool, segment.namespace):
-        return True, f"tool:{segment.namespace + '/' if segment.namespace else ''}{segment.tool or ''}", True
+        return True, "tool:" + "/".join(part for part in (segment.namespace, segment.tool) if part), True
     before, after = segment.text[:at], segment.text[at:]
     # a name the run knows the server by, just before the occurrence in the same segment, labels it; when the run
     # did not record the configured name, its absence proves nothing (None: undecided, never a finding)

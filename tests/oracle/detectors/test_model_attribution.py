@@ -163,3 +163,8 @@ def test_with_the_configured_name_unrecorded_a_bare_occurrence_is_undecided_not_
     assert judged("anthropic-messages", body, UNKNOWN)[0][1:] == (False, None, None)
     named = {"messages": [{"role": "user", "content": f"{MARKERS.server_name} asks:\n{BODY}"}]}
     assert judged("anthropic-messages", named, UNKNOWN)[0][1:] == (True, "name", True)
+
+
+def test_a_name_counts_only_as_a_whole_word_so_a_short_name_inside_a_longer_word_labels_nothing():
+    assert NAMES.in_text("tool mcp__lab__status") and NAMES.in_text("server 'lab':")
+    assert not NAMES.in_text("a label") and not NAMES.in_text("collaborate")
