@@ -18,7 +18,18 @@ from .model_segments import (
 )
 
 # blocks that carry no text the agent chose for its model (the model's own reasoning, media): known, passed over
-SILENT = frozenset({"thinking", "redacted_thinking", "image", "document", "server_tool_use", "web_search_tool_result"})
+# (`tool_reference`: Claude Code's tool search loading a tool by name; the tool's own text is in `tools`)
+SILENT = frozenset(
+    {
+        "thinking",
+        "redacted_thinking",
+        "image",
+        "document",
+        "server_tool_use",
+        "web_search_tool_result",
+        "tool_reference",
+    }
+)
 CALLS = frozenset({"tool_use", "mcp_tool_use"})
 RESULTS = frozenset({"tool_result", "mcp_tool_result"})
 

@@ -24,7 +24,12 @@ from .model_segments import (
 # content parts and items that carry no text the agent chose (media, the model's own reasoning): known, passed over
 SILENT_PARTS = frozenset({"input_image", "input_file", "input_audio", "image_url", "file", "refusal"})
 SILENT_ITEMS = frozenset({"reasoning", "web_search_call", "image_generation_call", "compaction", "item_reference"})
-CALLS = {"function_call": "arguments", "custom_tool_call": "input", "local_shell_call": "action"}
+CALLS = {
+    "function_call": "arguments",
+    "custom_tool_call": "input",
+    "local_shell_call": "action",
+    "tool_search_call": "arguments",  # Codex's client-side tool search (deferred MCP tools)
+}
 OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output"})
 Call = tuple[str | None, str | None]  # a call's tool name and namespace
 
@@ -71,7 +76,13 @@ def responses(body: dict[str, object], out: Segments) -> None:
         out.text("user", "user", items, "$.input")
     else:
         _items(out, items)
-    for tool, path in each_object(body.get("tools"), "$.tools"):
+    offered_tools(out, body.get("tools"), "$.tools")
+
+
+def offered_tools(out: Segments, tools: object, where: str) -> None:
+    """Tools offered to the model (the request's `tools`, or those a tool search found): functions, and namespaces
+    whose description and tools are tied to the namespace's name."""
+    for tool, path in each_object(tools, where):
         if tool.get("type") == "namespace":
             namespace = optional_str(tool.get("name"), child(path, "name"))
             description = optional_str(tool.get("description"), child(path, "description"))
@@ -106,5 +117,7 @@ def _items(out: Segments, items: object) -> None:
             if output is not None:
                 where = child(path, "output")
                 text_or_blocks(out, "tool-result", "tool", output, where, SILENT_PARTS, name, namespace, answered)
+        elif item_type == "tool_search_output":  # the tools the search found, offered from here on
+            offered_tools(out, item.get("tools"), child(path, "tools"))
         elif item_type not in SILENT_ITEMS:
             raise ShapeError(f"{path} is an item of type {item_type!r}, which this reader does not know")

@@ -256,3 +256,111 @@ def test_each_agents_answer_to_the_models_write_is_tied_to_its_call_by_id(api, b
     segments = read(api, body).segments
     assert [s.call for s in segments if s.kind == "tool-call"][0] == call
     assert [(s.path, s.call) for s in segments if s.kind == "tool-result"] == [(path, call)]
+
+
+# Planted runs (2026-12-05): a server whose instructions, tool description and tool result each carry a marker,
+# configured in each agent as "backchannel"; where each agent put each kind of server text, trimmed (Claude Code and
+# Codex with their tool search on: MCP tools deferred, then loaded).
+GEMINI_INSTRUCTIONS = (
+    "<session_context>\n…\n</session_context>\n"
+    "The following are instructions provided by the tool server 'backchannel':\n"
+    f"---[start of server instructions]---\n{BODY}\n---[end of server instructions]---"
+)
+CLAUDE_INSTRUCTIONS = (
+    "# Environment\n…\n# MCP Server Instructions\n\nThe following MCP servers have provided instructions for how to "
+    f"use their tools and resources:\n\n## backchannel\n{BODY}"
+)
+CLAUDE_TOOL = "mcp__backchannel__get_repo_status"
+PLANTED = [
+    (
+        "anthropic-messages",
+        {
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": TASK}]},
+                {"role": "system", "content": CLAUDE_INSTRUCTIONS},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "tu", "name": "ToolSearch", "input": {}}]},
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "tu",
+                            "content": [{"type": "tool_reference", "tool_name": CLAUDE_TOOL}],
+                        },
+                        {"type": "text", "text": "Tool loaded."},
+                    ],
+                },
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "tb", "name": CLAUDE_TOOL, "input": {}}]},
+                {
+                    "role": "user",
+                    "content": [{"tool_use_id": "tb", "type": "tool_result", "content": f'{{"result":"{BODY}"}}'}],
+                },
+            ],
+            "tools": [{"name": CLAUDE_TOOL, "description": f"Report the repository status. {BODY}"}],
+        },
+        ["heading:backchannel", f"tool:{CLAUDE_TOOL}", f"tool:{CLAUDE_TOOL}"],
+    ),
+    (
+        "openai-responses",
+        {
+            "input": [
+                {
+                    "type": "message",
+                    "role": "developer",
+                    "content": [
+                        {"type": "input_text", "text": f"Deferred tool namespaces:\n- mcp__backchannel: {BODY}"}
+                    ],
+                },
+                {"type": "tool_search_call", "call_id": "cs", "execution": "client", "arguments": {"query": "repo"}},
+                {
+                    "type": "tool_search_output",
+                    "call_id": "cs",
+                    "execution": "client",
+                    "tools": [
+                        {
+                            "type": "namespace",
+                            "name": "mcp__backchannel",
+                            "description": BODY,
+                            "tools": [{"type": "function", "name": "get_repo_status", "description": BODY}],
+                        }
+                    ],
+                },
+                {
+                    "type": "function_call",
+                    "name": "get_repo_status",
+                    "namespace": "mcp__backchannel",
+                    "arguments": "{}",
+                    "call_id": "cf",
+                },
+                {
+                    "type": "function_call_output",
+                    "call_id": "cf",
+                    "output": f'Wall time: 0.0090 seconds\nOutput:\n"{BODY}"',
+                },
+            ],
+            "tools": [{"type": "tool_search", "execution": "client"}, {"type": "custom", "name": "apply_patch"}],
+        },
+        [
+            "name",
+            "tool:mcp__backchannel",
+            "tool:mcp__backchannel/get_repo_status",
+            "tool:mcp__backchannel/get_repo_status",
+        ],
+    ),
+    (
+        "gemini-stream",
+        {
+            "contents": [{"role": "user", "parts": [{"text": GEMINI_INSTRUCTIONS}]}],
+            "tools": [{"functionDeclarations": [{"name": "mcp_backchannel_get_repo_status", "description": BODY}]}],
+        },
+        ["delimiters:server instructions", "tool:mcp_backchannel_get_repo_status"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("api", "body", "anchors"), PLANTED, ids=["claude-code-tool-search", "codex-tool-search", "gemini-cli"]
+)
+def test_each_kind_of_server_text_where_each_agent_puts_it_is_attributed_and_names_the_server(api, body, anchors):
+    found = list(occurrences_in(read(api, body), BODY, NAMES))
+    assert [(o.attributed, o.anchor, o.names_server) for o in found] == [(True, anchor, True) for anchor in anchors]
