@@ -105,9 +105,9 @@ def excerpt(rec: Recording, evidence: Evidence) -> Excerpt:
             label = Markdown(f"file {code(evidence.path)}{_run_part(evidence)}{_span(evidence)}{note}")
             return Excerpt(label, _lines_around(found.data or b"", evidence.offset, evidence.length))
     elif kind == "model":
-        exchange = cited.model(seq)
-        if exchange is not None:
-            where = text(f"{exchange.api} {exchange.method} {exchange.path}")
+        request = cited.model(seq)
+        if request is not None:
+            where = text(f"{request.api} {request.method} {request.path}")
             label = Markdown(f"model request #{seq}{_run_part(evidence)} ({where}){_span(evidence)}{note}")
             segment = cited.model_text(seq, evidence.path)
             shown = _lines_around(segment.encode("utf-8"), evidence.offset, evidence.length) if segment else None
