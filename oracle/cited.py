@@ -2,7 +2,9 @@
 
 Each kind is found the way a reader would look it up: a message, exchange, SSE item, anomaly or screen by its
 sequence number, a run by its id, terminal bytes by run and stream (as the oracle reads them: a tty stream as plain
-text, so the cited offsets are true), a lab file by path and run. How much of it to show, and how, is the caller's.
+text, so the cited offsets are true), a lab file by path and run, a model request by its sequence number and the
+text of one of its segments by the JSON path the evidence names (read as the oracle reads it, so offsets are true).
+How much of it to show, and how, is the caller's.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ from backchannel.recordings.model import (
     Exchange,
     LabFile,
     Message,
+    ModelExchange,
     Recording,
     Run,
     ScreenSnapshot,
     SseEvent,
 )
 
+from .detectors.model_context import ModelContext, context_of
 from .terminal import PIPED, TTY, TerminalStream, stream_bytes
 
 
@@ -49,6 +53,22 @@ class Cited:
     @cached_property
     def _screens(self) -> Mapping[int, ScreenSnapshot]:
         return {s.seq: s for s in self.rec.screens}
+
+    @cached_property
+    def _model(self) -> Mapping[int, ModelExchange]:
+        return {x.seq: x for x in self.rec.model_exchanges}
+
+    def model(self, seq: int | None) -> ModelExchange | None:
+        return None if seq is None else self._model.get(seq)
+
+    def model_text(self, seq: int | None, path: str | None) -> str | None:
+        """The text of the segment at JSON `path` in model request `seq`, as the oracle read it; None when the
+        request is not there, was not read, or has no segment at that path."""
+        exchange = self.model(seq)
+        context = context_of(exchange) if exchange is not None else None
+        if not isinstance(context, ModelContext):
+            return None
+        return next((s.text for s in context.segments if s.path == path), None)
 
     def message(self, seq: int | None) -> Message | None:
         return None if seq is None else self._messages.get(seq)

@@ -23,16 +23,16 @@ LEGACY_ERAS: tuple[str, ...] = ("2025-06-18", "2025-11-25")
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Evidence:
-    """Where in the recording a finding can be seen: a message, an exchange, terminal bytes, a lab file, a run, or a
-    screen snapshot's rows and columns."""
+    """Where in the recording a finding can be seen: a message, an exchange, terminal bytes, a lab file, a run, a
+    screen snapshot's rows and columns, or text in a model request (the coding agent's model context)."""
 
-    kind: Literal["message", "exchange", "terminal", "file", "run", "sse", "anomaly", "recording", "screen"]
+    kind: Literal["message", "exchange", "terminal", "file", "run", "sse", "anomaly", "recording", "screen", "model"]
     run: str | None = None
-    seq: int | None = None  # message, exchange, sse, anomaly or screen sequence number
+    seq: int | None = None  # message, exchange, sse, anomaly, screen or model-exchange sequence number
     stream: str | None = None  # terminal: stdout, stderr or tty
-    offset: int | None = None  # terminal or file: byte offset
+    offset: int | None = None  # terminal or file: byte offset; model: byte offset in the cited segment's text
     length: int | None = None
-    path: str | None = None  # file: path inside the lab HOME
+    path: str | None = None  # file: path inside the lab HOME; model: the segment's JSON path in the request body
     rows: tuple[int, int] | None = None  # screen: the rows cited, [first, end) from the top (0)
     cols: tuple[int, int] | None = None  # screen: the columns cited, [first, end)
     note: str = ""

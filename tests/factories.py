@@ -14,6 +14,7 @@ from backchannel.recordings.rows import (
     ExchangeResponse,
     FileRow,
     MessageRow,
+    ModelExchangeRow,
     OpenRow,
     Row,
     RunRow,
@@ -33,6 +34,7 @@ ROWS: dict[str, type[Row]] = {
     "url_hits": UrlHitRow,
     "screens": ScreenRow,
     "opens": OpenRow,
+    "model_exchanges": ModelExchangeRow,
 }
 _REQUEST_SIDE = frozenset(f.name for f in fields(ExchangeRequest))
 

@@ -52,6 +52,8 @@ def _logical(ev: Evidence) -> Json | None:
         name, kind = ev.stream or "terminal", "terminal"
     elif ev.kind == "file":
         name, kind = f"file/{ev.path}" if ev.path else "file", "file"
+    elif ev.kind == "model":  # its offset counts bytes of one segment's text, not of the recording: no region
+        name, kind = f"model/{ev.seq}" + (f"/{ev.path}" if ev.path else ""), "model"
     elif ev.kind == "recording":
         return {"fullyQualifiedName": "recording", "kind": "recording"}
     else:

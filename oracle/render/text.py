@@ -29,7 +29,8 @@ def _home_path(path: str) -> str:
 
 
 def evidence_line(ev: Evidence) -> str:
-    """One evidence item in words: `message #12 (run abc)`, `stdout @ byte 340 (run abc)`, `file ~/.toy/marker.txt`."""
+    """One evidence item in words: `message #12 (run abc)`, `stdout @ byte 340 (run abc)`, `file ~/.toy/marker.txt`,
+    `model request #7 @ byte 12, 22 bytes (run abc): user at $.messages[2].content: ...`."""
     if ev.kind in ("message", "exchange", "sse", "anomaly"):
         label = "SSE event" if ev.kind == "sse" else ev.kind
         where = f"{label} #{ev.seq}" if ev.seq is not None else label
@@ -41,11 +42,17 @@ def evidence_line(ev: Evidence) -> str:
         where = f"file {_home_path(ev.path)}" if ev.path else "file"
         if ev.offset is not None:
             where += f" @ byte {ev.offset}"
+    elif ev.kind == "model":  # text in a request the coding agent sent its model; the note names its JSON path
+        where = f"model request #{ev.seq}" if ev.seq is not None else "model request"
+        if ev.offset is not None:
+            where += f" @ byte {ev.offset}"
+        if ev.path and not ev.note:
+            where += f" at {ev.path}"
     elif ev.kind == "recording":
         where = "the recording file"
     else:  # a whole run
         where = f"run {ev.run}" if ev.run is not None else "run"
-    if ev.length is not None and ev.kind in ("terminal", "file"):
+    if ev.length is not None and ev.kind in ("terminal", "file", "model"):
         where += f", {ev.length} bytes"
     if ev.kind != "run":
         where += _run_suffix(ev.run)

@@ -127,4 +127,7 @@ class Excerpter:
             return self._bytes_excerpt(label, self._terminal(ev, run), ev)
         if ev.kind == "file":
             return self._bytes_excerpt(label, self._file(ev, run), ev)
+        if ev.kind == "model":  # the cited segment's text (offsets count its bytes); a request unread cites nothing
+            text = self.cited.model_text(ev.seq, ev.path)
+            return Excerpt(label) if text is None else self._bytes_excerpt(label, text.encode("utf-8"), ev)
         return Excerpt(label)

@@ -104,6 +104,14 @@ def excerpt(rec: Recording, evidence: Evidence) -> Excerpt:
         if found is not None:
             label = Markdown(f"file {code(evidence.path)}{_run_part(evidence)}{_span(evidence)}{note}")
             return Excerpt(label, _lines_around(found.data or b"", evidence.offset, evidence.length))
+    elif kind == "model":
+        request = cited.model(seq)
+        if request is not None:
+            where = text(f"{request.api} {request.method} {request.path}")
+            label = Markdown(f"model request #{seq}{_run_part(evidence)} ({where}){_span(evidence)}{note}")
+            segment = cited.model_text(seq, evidence.path)
+            shown = _lines_around(segment.encode("utf-8"), evidence.offset, evidence.length) if segment else None
+            return Excerpt(label, shown)
     elif kind == "run":
         run = cited.run(evidence.run)
         if run is not None:

@@ -50,3 +50,18 @@ def test_a_file_is_the_runs_own_or_the_first_by_that_path_when_no_run_is_named(t
     assert [cited.file(".cfg", run) for run in ("b", None)] == [cited.rec.files[1], cited.rec.files[0]]
     assert cited.file(".cfg", "c") is None and cited.file(None, "a") is None
     assert cited.run("b") == cited.rec.runs[1] and cited.run("c") is None
+
+
+def test_a_model_requests_segment_text_is_found_by_seq_and_json_path_and_an_unread_one_is_none(tmp_path: Path):
+    body = b'{"messages": [{"role": "user", "content": "hello"}]}'
+    row = {"run_id": "a", "api": "anthropic-messages", "method": "POST", "path": "/v1/messages"}
+    path = new_recording(
+        tmp_path / "m.sqlite",
+        runs=[{"id": "a"}],
+        model_exchanges=[{**row, "request_body": body}, {**row, "request_body": b"{", "request_truncated": True}],
+    )
+    cited = Cited(load(path))
+    read, unread = cited.rec.model_exchanges
+    assert cited.model(read.seq) == read and cited.model(None) is None
+    assert cited.model_text(read.seq, "$.messages[0].content") == "hello"
+    assert cited.model_text(read.seq, "$.messages[9]") is None and cited.model_text(unread.seq, "$") is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -9,9 +10,12 @@ from backchannel.oracle import harness
 from backchannel.oracle.detectors.attribution import Occurrence, judge_occurrence
 from backchannel.oracle.detectors.carriers import Carrier, carriers, lab_files
 from backchannel.oracle.detectors.markers import WITNESS_FILE, Markers, occurrences, read_marker
+from backchannel.oracle.detectors.model_attribution import ModelOccurrence, ServerNames, occurrences_in
+from backchannel.oracle.detectors.model_carrier import CARRIER, ModelCarrier, model_evidence
+from backchannel.oracle.detectors.model_context import ModelContext, context_of
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.session.facts import INPUT_METHODS, session_of
-from backchannel.recordings.model import Message, Recording, Run
+from backchannel.recordings.model import Message, ModelExchange, Recording, Run
 from backchannel.recordings.shapes import Discovery, ProbeOptions
 
 from . import SCENARIO as SCENARIO  # re-exported: checks import the name with the facts
@@ -54,16 +58,54 @@ def carrier_evidence(run: Run, carrier: Carrier, offset: int, length: int, note:
     return Evidence(kind="terminal", run=run.id, stream=carrier.name, offset=offset, length=length, note=note)
 
 
+def model_carrier(rec: Recording, run: Run) -> ModelCarrier:
+    """The run's model requests (a coding agent's model context), read or reported unread."""
+    return ModelCarrier.of(rec, run, markers_of(rec).server_name)
+
+
 def token_seen(rec: Recording, run: Run, token: str) -> list[Evidence]:
     found = []
     for carrier in carriers(rec, run.id):
         for offset in occurrences(carrier.data, token):
             found.append(carrier_evidence(run, carrier, offset, len(token), f"{token} appears"))
+    for occurrence in model_carrier(rec, run).occurrences(token):
+        found.append(model_evidence(run.id, occurrence, len(token), f"{token} appears"))
     return found
 
 
+def _planted_request(markers: Markers, *, labelled: bool) -> ModelExchange:
+    """A model request as a coding agent would send it, with the body marker in a bare user turn or in the result
+    of a call to the server's own tool."""
+    tool = f"mcp__{markers.server_name}__status"
+    turns: list[object] = [{"role": "user", "content": f"checking repository\n{markers.body}\n"}]
+    if labelled:
+        turns = [
+            {"role": "user", "content": "checking repository"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "planted", "name": tool, "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "planted", "content": markers.body}]},
+        ]
+    body = json.dumps({"messages": turns}).encode()
+    return ModelExchange(seq=0, run_id="", api="anthropic-messages", method="POST", path="", request_body=body)
+
+
+def _model_self_test(markers: Markers) -> str | None:
+    names = ServerNames((markers.server_name,), known=True)
+    for labelled in (False, True):
+        context = context_of(_planted_request(markers, labelled=labelled))
+        if not isinstance(context, ModelContext):
+            return f"the model-context reader could not read a planted request: {context.reason}"
+        found = list(occurrences_in(context, markers.body, names))
+        if len(found) != 1:
+            return f"the model-context attribution found {len(found)} planted occurrence(s), not 1"
+        if found[0].attributed != labelled:
+            which = "fired on a planted labelled" if labelled else "did not fire on a planted bare"
+            return f"the model-context attribution {which} occurrence"
+    return None
+
+
 def attribution_self_test(markers: Markers) -> str | None:
-    """The attribution detector must fire on a planted bare occurrence and stay silent on a fenced one."""
+    """The attribution detector must fire on a planted bare occurrence and stay silent on a fenced one, in a
+    terminal and in a model request (a bare user turn, and the result of a call to the server's own tool)."""
     body = markers.body.encode()
     bare = b"checking repository\n" + body + b"\n"
     fenced = b"[input request from MCP server, untrusted text follows]\n  | " + body + b"\n"
@@ -71,7 +113,7 @@ def attribution_self_test(markers: Markers) -> str | None:
         return "the attribution detector did not fire on a planted bare occurrence"
     if not judge_occurrence(fenced, fenced.index(body), len(body), [markers.server_name]).attributed:
         return "the attribution detector fired on a planted fenced occurrence"
-    return None
+    return _model_self_test(markers)
 
 
 def gate(rec: Recording) -> Finding | None:
@@ -109,11 +151,14 @@ def gate(rec: Recording) -> Finding | None:
     if control is None:
         return Finding.errored("incomplete-recording", "the recording has no CONTROL run")
     if not token_seen(rec, control, markers.content):
+        model = model_carrier(rec, control)
+        unread = f" (and {model.unread_observation()})" if model.unread else ""
         return Finding.skipped(
             "no-observable-context-surface",
-            f"the CONTROL result's content marker {markers.content} appears in nothing the run emitted, so this "
-            "run cannot see what the client does with server text",
+            f"the CONTROL result's content marker {markers.content} appears in nothing the run emitted{unread}, so "
+            "this run cannot see what the client does with server text",
             Evidence(kind="run", run=control.id, note="CONTROL"),
+            *model.unread_evidence(),
         )
     return None
 
@@ -134,10 +179,37 @@ def injected_responses(rec: Recording, run: Run) -> list[Message]:
 
 @dataclass(frozen=True)
 class Shown:
-    """One occurrence of the probe's body marker in a carrier, judged by the attribution rule."""
+    """One occurrence of the probe's body marker in a carrier, judged by that carrier's attribution rule: the
+    window before it in a terminal or file (attribution.py), the request's structure in the model context
+    (model_attribution.py). `names_server` is None when the run did not record the name its agent knows the server by.
+    """
 
-    carrier: Carrier
-    occurrence: Occurrence
+    carrier: str  # "stdout", "stderr", "tty", "file" or "model"
+    attributed: bool
+    names_server: bool | None
+    terminal: tuple[Carrier, Occurrence] | None = None
+    model: ModelOccurrence | None = None
+
+    def evidence(self, run: Run, length: int, note: str) -> Evidence:
+        if self.model is not None:
+            return model_evidence(run.id, self.model, length, note)
+        if self.terminal is None:  # every Shown is built with one of the two
+            return Evidence(kind="run", run=run.id, note=note)
+        carrier, occurrence = self.terminal
+        return carrier_evidence(run, carrier, occurrence.offset, length, note)
+
+    @property
+    def undecided(self) -> bool:
+        """Not attributed by structure, but the run did not record the name its agent knows the server by, so a
+        label with that name cannot be ruled out: neither a finding nor clean."""
+        return not self.attributed and self.names_server is None
+
+    @property
+    def bare_note(self) -> str:
+        """Why an unattributed occurrence is: in the words of its carrier's rule."""
+        if self.model is not None:
+            return f"in a {self.model.segment.kind} turn with nothing naming its source"
+        return "no provenance anchor in the 512 bytes before"
 
 
 def shown_body(rec: Recording, run: Run) -> list[Shown]:
@@ -146,7 +218,10 @@ def shown_body(rec: Recording, run: Run) -> list[Shown]:
     out = []
     for carrier in carriers(rec, run.id):
         for offset in occurrences(carrier.data, markers.body):
-            out.append(Shown(carrier, judge_occurrence(carrier.data, offset, len(markers.body), anchors)))
+            judged = judge_occurrence(carrier.data, offset, len(markers.body), anchors)
+            out.append(Shown(carrier.name, judged.attributed, judged.names_server, terminal=(carrier, judged)))
+    for found in model_carrier(rec, run).occurrences(markers.body):
+        out.append(Shown(CARRIER, found.attributed, found.names_server, model=found))
     return out
 
 

@@ -255,6 +255,25 @@ def test_a_file_evidence_with_an_offset_gets_a_region_too() -> None:
     assert location["logicalLocations"] == [{"fullyQualifiedName": "file/notes.txt", "kind": "file"}]
 
 
+def test_model_evidence_is_a_logical_location_by_request_and_json_path_without_a_byte_region() -> None:
+    cited = Evidence(kind="model", run="r", seq=7, path="$.messages[2].content", offset=12, length=22, note="bare")
+    report = sample_report()
+    one = type(report)(
+        tool_version="t",
+        oracle_version="1",
+        recording="r.sqlite",
+        recording_format="3",
+        nonce=None,
+        scenarios=("mrtr",),
+        results=(result(id="c", status="FAIL", evidence=(cited,)),),
+    )
+    location = sarif_log(one)["runs"][0]["results"][0]["locations"][0]  # type: ignore[index]
+    assert "region" not in location["physicalLocation"]
+    assert location["logicalLocations"] == [
+        {"fullyQualifiedName": "run/r/model/7/$.messages[2].content", "kind": "model"}
+    ]
+
+
 SESSION_RULES = tuple(session_checks())
 
 

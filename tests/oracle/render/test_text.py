@@ -154,6 +154,9 @@ def test_evidence_reads_as_words_for_every_kind() -> None:
     assert evidence_line(Evidence(kind="exchange", run="r", seq=2)) == "exchange #2 (run r)"
     assert evidence_line(Evidence(kind="run", run="ctl", note="no traffic")) == "run ctl: no traffic"
     assert evidence_line(Evidence(kind="message")) == "message"
+    cited = Evidence(kind="model", run="r", seq=7, path="$.messages[2].content", offset=12, length=22, note="bare")
+    assert evidence_line(cited) == "model request #7 @ byte 12, 22 bytes (run r): bare"
+    assert evidence_line(Evidence(kind="model", seq=7, path="$.input")) == "model request #7 at $.input"
 
 
 def test_a_report_without_probes_has_no_probe_summary() -> None:

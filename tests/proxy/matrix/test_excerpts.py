@@ -77,3 +77,18 @@ def test_a_secret_the_recorder_missed_is_redacted_in_the_published_excerpt(tmp_p
     excerpt = Excerpter(rec).excerpt(Evidence(kind="message", run="r1", seq=rec.messages[0].seq), "r1")
     assert "hunter2hunter2" not in excerpt.cited and "sk-abcdefghijklmnopqrstuv" not in excerpt.cited
     assert "[redacted]" in excerpt.cited
+
+
+def test_cited_model_context_text_is_the_segment_with_the_marker_apart_and_an_unread_request_cites_nothing(tmp_path):
+    text = "The server needs: BCKCH-BODY-x then more"
+    body = json.dumps({"messages": [{"role": "user", "content": text}]}).encode()
+    row = {"run_id": "r", "api": "anthropic-messages", "method": "POST", "path": "/v1/messages"}
+    rows = [{**row, "request_body": body}, {**row, "request_body": b"junk"}]
+    rec = load(new_recording(tmp_path / "m.sqlite", runs=[{"id": "r"}], model_exchanges=rows))
+    read, unread = (x.seq for x in rec.model_exchanges)
+    at = text.index("BCKCH")
+    cited = Evidence(kind="model", run="r", seq=read, path="$.messages[0].content", offset=at, length=12, note="bare")
+    shown = Excerpter(rec).excerpt(cited, None)
+    assert (shown.before, shown.cited, shown.after) == ("The server needs: ", "BCKCH-BODY-x", " then more")
+    assert shown.label.startswith(f"model request #{read} @ byte {at}, 12 bytes (run r)")
+    assert Excerpter(rec).excerpt(Evidence(kind="model", run="r", seq=unread, note="unread"), None).empty

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from backchannel.oracle.model import Evidence
 from backchannel.proxy.share.evidence import MAX_LINES, excerpt
 from backchannel.recordings import load
@@ -83,3 +85,21 @@ def test_terminal_evidence_naming_no_stream_quotes_the_stream_with_bytes_as_the_
     )
     quoted = excerpt(load(path), Evidence(kind="terminal", run="r"))
     assert quoted.found and quoted.body == "boom" and quoted.label.startswith("stderr of run `r`")
+
+
+def test_model_evidence_is_quoted_as_the_lines_of_the_cited_segment_with_its_request(tmp_path):
+    text = "one\ntwo\nthree BCKCH-BODY-x\nfour"
+    body = json.dumps({"messages": [{"role": "user", "content": text}]}).encode()
+    row = {"run_id": "r", "api": "anthropic-messages", "method": "POST", "path": "/v1/messages", "request_body": body}
+    rec = load(new_recording(tmp_path / "m.sqlite", runs=[{"id": "r"}], model_exchanges=[row]))
+    seq = rec.model_exchanges[0].seq
+    offset = text.index("BCKCH")
+    cited = Evidence(
+        kind="model", run="r", seq=seq, path="$.messages[0].content", offset=offset, length=12, note="bare"
+    )
+    quoted = excerpt(rec, cited)
+    assert quoted.found and quoted.body == text.rsplit("\n", 1)[0]
+    assert quoted.label.startswith(f"model request #{seq} of run `r` (anthropic")
+    assert quoted.label.endswith(f"bytes {offset} to {offset + 12}: bare")
+    missing = excerpt(rec, Evidence(kind="model", run="r", seq=seq + 5))
+    assert not missing.found

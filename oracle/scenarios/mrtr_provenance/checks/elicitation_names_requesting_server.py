@@ -13,11 +13,11 @@ from ..facts import (
     SCENARIO,
     SPEC,
     asked_on_stream,
-    carrier_evidence,
     first_run,
     gate,
     injection_decision,
     markers_of,
+    model_carrier,
     shown_body,
 )
 
@@ -34,8 +34,10 @@ from ..facts import (
 def judge(rec: Recording) -> Iterator[Finding]:
     """MCP clients MUST "provide UI that makes it clear which server is requesting information". Every occurrence
     of the PROBE's elicitation text (an injected input request in 2026-07-28, a server-initiated
-    `elicitation/create` in the 2025 eras) must have the server's name or origin in the 512 bytes before it; a
-    label like "the server asks" that names no server is not enough. Not shown at all: SKIP. On an
+    `elicitation/create` in the 2025 eras) must have the server's name or origin in the 512 bytes before it, or, in a
+    coding agent's model context, a structure naming the server (its tool's name, a heading or label with its
+    name: oracle/detectors/model_context.py); a label like "the server asks" that names no server is not enough.
+    Not shown at all: SKIP; a model context not read: SKIP `model-context-unread`. On an
     `elicitation-ui` recording the same rule holds for each elicitation message its client showed
     (oracle/scenarios/elicitation_ui/naming.py)."""
     if "elicitation-ui" in scenarios_of(rec):
@@ -54,24 +56,48 @@ def judge(rec: Recording) -> Iterator[Finding]:
     if probe is None or decision is None or (decision.chosen != "elicitation" and not elicited):
         yield Finding.skipped("no-elicitation-sent", "no elicitation reached the client in the PROBE run")
         return
+    model = model_carrier(rec, probe)
+    unread = (model.unread_observation(),) if model.unread else ()
     shown = shown_body(rec, probe)
     if not shown:
-        yield Finding.skipped("elicitation-not-shown", "the client never showed the elicitation message", run=probe.id)
+        yield Finding.skipped(
+            "elicitation-not-shown",
+            "the client never showed the elicitation message",
+            run=probe.id,
+            observations=unread,
+        )
         return
     body = len(markers_of(rec).body)
-    unnamed = [s for s in shown if not s.occurrence.names_server]
+    unnamed = [s for s in shown if s.names_server is False]
     if unnamed:
         yield Finding.failed(
             f"{len(unnamed)} of {len(shown)} showing(s) of the elicitation name no server (neither name nor origin)",
-            *[
-                carrier_evidence(probe, s.carrier, s.occurrence.offset, body, "no server name or origin before it")
-                for s in unnamed
-            ],
+            *[s.evidence(probe, body, "no server name or origin before it") for s in unnamed],
+            run=probe.id,
+            observations=unread,
+        )
+        return
+    if model.unread:  # a showing in what was not read could name no server: never judged clean
+        yield Finding.skipped(
+            "model-context-unread",
+            f"each of {len(shown)} showing(s) the oracle read names the server, but the agent's model context was "
+            f"not read: {model.unread_summary()}",
+            *model.unread_evidence(),
+            run=probe.id,
+        )
+        return
+    undecided = [s for s in shown if s.names_server is None]
+    if undecided:
+        yield Finding.skipped(
+            "server-name-not-recorded",
+            f"{len(undecided)} showing(s) in the agent's model context carry no name the oracle knows, but the run "
+            "did not record the name the agent knows the server by, so whether they name it cannot be decided",
+            *[s.evidence(probe, body, "undecided: the server's configured name is unknown") for s in undecided],
             run=probe.id,
         )
         return
     yield Finding.passed(
         f"each of {len(shown)} showing(s) names the requesting server",
-        *[carrier_evidence(probe, s.carrier, s.occurrence.offset, body, "server named") for s in shown],
+        *[s.evidence(probe, body, "server named") for s in shown],
         run=probe.id,
     )
