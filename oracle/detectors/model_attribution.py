@@ -12,7 +12,7 @@ from backchannel.recordings.model import ModelExchange, Run
 
 from .model_segments import ModelContext, Segment
 
-SERVER_NAME_FACT = "mcp_server_name"  # the run fact an agent runner records: the name the agent's config gives it
+SERVER_NAME_FACT = "agent_server_name"  # the run fact an agent runner records: the name the agent's config gives it
 SELF_KINDS = frozenset({"assistant", "tool-call"})  # the model's own words sent back to it: not server text
 _UNTRUSTED_OPEN = re.compile(r"<(untrusted[\w-]*)(\s[^<>]*)?>", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)

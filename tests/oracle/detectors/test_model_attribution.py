@@ -129,7 +129,7 @@ def test_server_names_come_from_the_run_fact_and_the_model_scripts_record_plus_t
         scenario=None,
         upstream="",
         plan={},
-        detail=RunDetail(facts={"mcp_server_name": "lab"}),
+        detail=RunDetail(facts={"agent_server_name": "lab"}),
     )
     step = ModelExchange(seq=1, run_id="r", api="anthropic-messages", method="POST", path="/", step={"server": "lab2"})
     assert server_names(run, (step,), "nonce-name") == ServerNames(("lab", "lab2", "nonce-name"), known=True)

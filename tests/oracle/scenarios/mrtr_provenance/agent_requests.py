@@ -49,7 +49,7 @@ def with_requests(
     rec = recording(name)
     run = [r for r in rec.runs if r.name == run_name][-1]
     detail = (
-        run.detail if server is None else replace(run.detail, facts={**run.detail.facts, "mcp_server_name": server})
+        run.detail if server is None else replace(run.detail, facts={**run.detail.facts, "agent_server_name": server})
     )
     runs = tuple(replace(r, detail=detail) if r.id == run.id else r for r in rec.runs)
     added = tuple(
