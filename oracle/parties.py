@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from backchannel.recordings.json_form import member
-from backchannel.recordings.model import Recording
+from backchannel.recordings.model import Recording, Run
 
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
@@ -71,3 +71,15 @@ def named_clients(rec: Recording) -> Iterator[Party]:
 def named_servers(rec: Recording) -> Iterator[Party]:
     """Each server naming in the recording's results, in order (repeats too)."""
     return (p for m in rec.messages if m.direction == "to-client" for p in server_parties(m.payload))
+
+
+AGENT_FACT = "agent"  # the run fact the agent lab records: which coding agent's recipe ran (proxy/run/agent_lab.py)
+
+
+def agent_of(run: Run) -> str | None:
+    """The coding agent a run drove (its recipe's name), or None for a client that follows a scenario's contract.
+
+    An agent answers input requests by its own policy (non-interactive Claude Code cancels every elicitation): a
+    check whose expectation comes from a scenario's contract (accept this, decline that) cannot hold it to one."""
+    found = run.detail.facts.get(AGENT_FACT)
+    return found if isinstance(found, str) and found else None

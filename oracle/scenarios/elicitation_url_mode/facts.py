@@ -130,3 +130,19 @@ def legacy(rec: Recording, run: Run) -> bool:
     """The run spoke a 2025 era: its input requests went out as server requests (eras.asked), not in retries."""
     era = run_era(rec, run)
     return era is not None and era != MODERN
+
+
+AGENT_POLICY = "agent-answers-by-its-own-policy"
+
+
+def own_policy(run: Run, number: int, wanted: str, got: str | None, *evidence: Evidence) -> Finding:
+    """A coding agent's answer that differs from what the contract asks: not judged against the contract (an agent
+    was never told it), and the rounds after it were not reached as the contract lays them out."""
+    agent = run.detail.facts.get("agent")
+    return Finding.skipped(
+        AGENT_POLICY,
+        f"round {number} was answered {got} by the coding agent {agent} (its own policy; the scenario's contract "
+        f"asks a contract client for {wanted}), so whether it answers each new round anew is not decided here",
+        *evidence,
+        run=run.id,
+    )

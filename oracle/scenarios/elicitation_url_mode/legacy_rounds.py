@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from backchannel.oracle.model import Finding
+from backchannel.oracle.parties import agent_of
 from backchannel.recordings.model import Run
 
 from .eras import Asked
-from .facts import Round, action_of, message_of
+from .facts import Round, action_of, message_of, own_policy
 
 ROUNDS = 3
 
@@ -31,6 +32,8 @@ def judge_rounds_2025(run: Run, asks: list[Asked], call: Round) -> Finding:
         message = message_of(_request_of(ask))
         wanted = "decline" if message.startswith("DECLINE:") else "accept"
         action = action_of(ask.result)
+        if action != wanted and agent_of(run) is not None:
+            return own_policy(run, number, wanted, action, ask.evidence("answer"))
         if action != wanted:
             return Finding.failed(
                 f"round {number} asked with message {message[:60]!r}: expected {wanted}, got {action} (an earlier "

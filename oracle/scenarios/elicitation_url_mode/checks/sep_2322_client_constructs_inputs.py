@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from backchannel.oracle.model import Finding
+from backchannel.oracle.parties import agent_of
 from backchannel.oracle.registry import check
-from backchannel.recordings.model import Recording
+from backchannel.recordings.model import Recording, Run
 
 from ..eras import asked
-from ..facts import SCENARIO, SPEC, Round, action_of, exercised, legacy, message_of
+from ..facts import SCENARIO, SPEC, Round, action_of, exercised, legacy, message_of, own_policy
 from ..legacy_rounds import judge_rounds_2025
 
 TOOL = "url_rounds"
@@ -38,10 +39,11 @@ def judge(rec: Recording) -> Iterator[Finding]:
     if legacy(rec, run):
         yield judge_rounds_2025(run, asked(rec, run, TOOL), calls[-1])
         return
-    yield from _judge_mrtr(run.id, calls)
+    yield from _judge_mrtr(run, calls)
 
 
-def _judge_mrtr(run_id: str, calls: list[Round]) -> Iterator[Finding]:
+def _judge_mrtr(run: Run, calls: list[Round]) -> Iterator[Finding]:
+    run_id = run.id
     for number, (current, retry) in enumerate(zip(calls, [*calls[1:], None], strict=True), start=1):
         requests = current.input_requests
         if not requests:
@@ -65,6 +67,9 @@ def _judge_mrtr(run_id: str, calls: list[Round]) -> Iterator[Finding]:
         for key, request in requests.items():
             wanted = "decline" if message_of(request).startswith("DECLINE:") else "accept"
             got = action_of(retry.input_responses.get(key))
+            if got != wanted and agent_of(run) is not None:
+                yield own_policy(run, number, wanted, got, retry.evidence("retry"))
+                return
             if got != wanted:
                 yield Finding.failed(
                     f"round {number} asked {key!r} with message {message_of(request)[:60]!r}: expected {wanted}, got "
