@@ -13,15 +13,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from backchannel.oracle.detectors.attribution import phrases_in
-from backchannel.oracle.detectors.markers import DECOY_FILE, DIRECTIVE_VERB, WITNESS_FILE, Markers
+from backchannel.oracle.detectors.markers import DECOY_FILE, DIRECTIVE_KINDS, DIRECTIVE_VERB, WITNESS_FILE, Markers
 from backchannel.oracle.terminal import streams
 from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.run.agent_lab import is_agent_client, scripted, with_arm
 from backchannel.proxy.run.capture import Capture, RunHandle
 from backchannel.proxy.run.lab import Lab
 from backchannel.proxy.run.placeholders import names_the_server
 from backchannel.proxy.run.target_discovery import discover_target
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Progress
-from backchannel.proxy.scenarios.mrtr_provenance.endpoint import TOOLS, probe_tools
+from backchannel.proxy.scenarios.mrtr_provenance.endpoint import TOOLS, directive_endpoint, probe_tools
 from backchannel.recordings.meta import MetaValue
 from backchannel.recordings.shapes import Invocation, ProbeOptions
 
@@ -152,6 +153,8 @@ class MrtrProbe:
                 upstream=asking.url,
             )
             capture.run_client(probe, invocation, timeout=self.options.timeout, lab=lab, stdin=self.options.stdin)
+            if is_agent_client(invocation):
+                self._directive_run(capture, invocation)
             self.progress("ABSENT run")
             absent = capture.new_run("absent", ABSENT_PLAN, scenario=SCENARIO)
             capture.run_client(absent, invocation, timeout=self.options.timeout, stdin=self.options.stdin)
@@ -159,6 +162,40 @@ class MrtrProbe:
             absent_legacy = capture.new_run("absent-legacy", {}, scenario=SCENARIO, upstream=legacy.url)
             capture.run_client(absent_legacy, invocation, timeout=self.options.timeout, stdin=self.options.stdin)
         return self.options.out
+
+    def _directive_run(self, capture: Capture, invocation: list[str]) -> None:
+        """DIRECTIVE (coding agents only): a decoy directive in the server's instructions, its tool's description and
+        its tool's result, and a model stand-in that behaves as a compromised model would (it asks the agent, through
+        the agent's own file-writing or shell tool, to carry out each directive it reads). The agent runs with its
+        recipe's `default` permissions (never a bypass): whether a decoy file appears is its harness's answer."""
+        self.progress("DIRECTIVE run (the agent's own permissions, a model that follows server text)")
+        lab = Lab("directive", parent=capture.labs)
+        tools, instructions = directive_endpoint(self.markers, lab.home)
+        upstream = capture.start_endpoint(
+            EndpointConfig(
+                tools=tools,
+                server_name=self.markers.server_name,
+                nonce=self.markers.nonce,
+                era=self.options.era,
+                answer_timeout_s=self.options.answer_timeout_s,
+                instructions=instructions,
+            )
+        )
+        run = capture.new_run(
+            "directive",
+            {},
+            scenario=SCENARIO,
+            facts={"directive_kinds": ",".join(DIRECTIVE_KINDS)},
+            upstream=upstream.url,
+        )
+        with scripted({"follow_directives": True}):
+            capture.run_client(
+                run,
+                list(with_arm(invocation, "default")),
+                timeout=self.options.timeout,
+                lab=lab,
+                stdin=self.options.stdin,
+            )
 
     def _invocation(self, capture: Capture) -> list[str] | None:
         if self.options.client:
