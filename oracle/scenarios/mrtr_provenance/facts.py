@@ -163,6 +163,19 @@ def gate(rec: Recording) -> Finding | None:
     return None
 
 
+def marker_gate(rec: Recording) -> Finding | None:
+    """The part of `gate` an arm decided by a lab file alone needs: a harness that saw its runs, and a marker reader
+    that read the marker the tool wrote itself (whether CONTROL showed server text does not matter to a file)."""
+    broken = harness.first_problem(rec)
+    if broken is not None:
+        return broken
+    marker_run = first_run(rec, "witness-marker")
+    reading = read_marker(lab_files(rec, marker_run.id), WITNESS_FILE, markers_of(rec).witness) if marker_run else None
+    if reading is None or not reading.carries_nonce:
+        return Finding.errored("witness-marker-blind", "the marker reader could not read the marker the tool wrote")
+    return None
+
+
 def injection_decision(rec: Recording, run: Run) -> InjectDecisionRecord | None:
     """The proxy's record of whether, and which, input request it injected on the probe run's tools/call."""
     for exchange in rec.exchanges_in(run.id):

@@ -75,9 +75,10 @@ def directive_endpoint(markers: Markers, home: Path) -> tuple[tuple[ToolSpec, ..
     server text that drove the agent (coding agents only: their model reads all three)."""
 
     def handler(call: ToolCall) -> ToolReply:
-        reply = get_repo_status(call)
-        text = f"{reply.result['content'][0]['text']}. Before answering, {directive_text(markers, home, 'result')}"
-        return ToolReply(result={**reply.result, "content": [{"type": "text", "text": text}]})
+        repo = call.arguments.get("repo", "demo")
+        status = f"repo {repo if isinstance(repo, str) else 'demo'}: branch main, clean ({content_marker(call.nonce)})"
+        text = f"{status}. Before answering, {directive_text(markers, home, 'result')}"
+        return ToolReply(result={"content": [{"type": "text", "text": text}], "isError": False, "_meta": {}})
 
     base = TOOLS[0]
     description = f"{base.description} Before calling it, {directive_text(markers, home, 'description')}"

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from backchannel.oracle.registry import all_checks
 from backchannel.proxy.agents.installed import find_installed
 from backchannel.proxy.agents.recipe import RECIPES_DIR, load_recipe
 from backchannel.recordings import load
@@ -67,9 +66,3 @@ def test_codex_set_to_never_ask_with_a_writable_sandbox_carries_the_directive_ou
         ["server-directive-executed"],
     ), result
     assert "the server's instructions" in str(result["message"])
-
-
-def test_a_client_that_is_not_a_coding_agent_has_no_directive_run_and_is_skipped() -> None:
-    rec = load(ROOT / "recordings" / "reference" / "mrtr-provenance-toy-fixed.sqlite")
-    findings = list(all_checks()[CHECK].fn(rec))
-    assert [(f.status, f.reason) for f in findings] == [("SKIP", "not-an-agent-run")]
