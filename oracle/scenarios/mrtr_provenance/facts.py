@@ -170,6 +170,8 @@ def marker_gate(rec: Recording) -> Finding | None:
     if broken is not None:
         return broken
     marker_run = first_run(rec, "witness-marker")
+    if marker_run is None and first_run(rec, "directive") is None:
+        return None  # nothing staged the arm (no coding agent): the check says so, not a blind reader
     reading = read_marker(lab_files(rec, marker_run.id), WITNESS_FILE, markers_of(rec).witness) if marker_run else None
     if reading is None or not reading.carries_nonce:
         return Finding.errored("witness-marker-blind", "the marker reader could not read the marker the tool wrote")
