@@ -113,7 +113,7 @@ def test_judge_of_a_plain_recorded_session_gives_the_session_rules_not_nothing(t
     assert judged.returncode == 0, judged.stderr
     report = json.loads(judged.stdout)
     statuses = {r["id"]: r["status"] for r in report["results"] if r["scenario"] == "session"}
-    assert report["scenarios"][-1] == "session" and len(statuses) == 28
+    assert report["scenarios"][-1] == "session" and len(statuses) == 29
     # the Python SDK spoke 2026-07-28 to the bundled endpoint: the client rules judged it; the endpoint is
     # backchannel's own, so no server rule judged it
     assert statuses["sep-2575-client-populates-meta"] == "PASS"

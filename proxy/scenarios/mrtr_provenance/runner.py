@@ -1,4 +1,5 @@
-"""The run side of the `mrtr-provenance` probe: discovery, witnesses, then CONTROL, PROBE, ABSENT, ABSENT-LEGACY.
+"""The run side of the `mrtr-provenance` probe: discovery, witnesses, then CONTROL, PROBE, (for a coding agent)
+DIRECTIVE, ABSENT, ABSENT-LEGACY.
 
 Everything the oracle needs lands in one recording; the oracle then judges from that alone.
 """
