@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from backchannel.proxy.agents.installed import find_installed
+from backchannel.proxy.agents.recipe import load_recipe, shipped_recipes
 from backchannel.proxy.clients.drivers.paths import fastmcp, node_driver, py_driver
 from backchannel.proxy.run.tty import TtyOptions, parse_answer
 
@@ -27,7 +29,8 @@ class Reference:
     """One committed recording: how its target is invoked, and whether it is discovered or called directly.
 
     A server reference (`server=True`) invokes the server under test (it prints READY <url>); an invocation of []
-    means the scenario's own bundled server (no --server)."""
+    means the scenario's own bundled server (no --server). An agent reference (`agent`, see `coding_agent`) runs
+    that coding agent's recipe, as `check --agent` does; its invocation only says whether the agent is installed."""
 
     name: str
     argv: Invocation
@@ -38,6 +41,7 @@ class Reference:
     server: bool = False
     tty: TtyOptions | None = None  # run the client under a terminal (check --tty), answered as it says
     era: str = "auto"  # check --era: the protocol era backchannel's endpoint speaks
+    agent: str | None = None  # check --agent: a shipped coding agent's recipe is the client (argv: installed or not)
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,29 @@ def ts_sdk(_root: Path) -> list[str] | None:
 def ts_sdk_stdio(_root: Path) -> list[str] | None:
     found = node_driver()
     return [*found, "--stdio-argv", "{stdio-argv}", "--mode", "auto"] if found else None
+
+
+def coding_agents() -> tuple[Reference, ...]:
+    """Every shipped coding agent (proxy/agents/recipes/) as a client, by the arm check --agent runs."""
+    return tuple(
+        coding_agent(name, f"{name} (check --agent {name}), offline against the lab's scripted model")
+        for name in sorted(shipped_recipes())
+    )
+
+
+def coding_agent(name: str, note: str) -> Reference:
+    """A shipped coding agent (check --agent NAME) as the client, named `agent-NAME`; it needs
+    scripts/install-clients, which puts the agents in the cache."""
+    return Reference(f"agent-{name}", _agent_installed(name), False, note, agent=name)
+
+
+def _agent_installed(name: str) -> Invocation:
+    """[] when the agent's pinned install is in the cache (its command line comes from its recipe), else None."""
+
+    def invocation(_root: Path) -> list[str] | None:
+        return [] if find_installed(load_recipe(name)) is not None else None
+
+    return invocation
 
 
 def fastmcp_cli(*args: str) -> Invocation:

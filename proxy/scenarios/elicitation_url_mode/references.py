@@ -7,7 +7,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from backchannel.proxy.scenarios.references import Invocation, Reference, py_sdk, py_sdk_stdio, ts_sdk, ts_sdk_stdio
+from backchannel.proxy.scenarios.references import (
+    Invocation,
+    Reference,
+    coding_agents,
+    py_sdk,
+    py_sdk_stdio,
+    ts_sdk,
+    ts_sdk_stdio,
+)
 
 CONTRACT_CLIENT = Path("tests") / "clients" / "contract_client.py"
 LEGACY_CLIENT = Path("tests") / "clients" / "contract_client_2025.py"
@@ -100,4 +108,6 @@ REFERENCES = (
         )
         for variant, (era, flags) in LEGACY_VARIANTS.items()
     ),
+    # the shipped coding agents (check --agent), each against the lab's scripted model
+    *coding_agents(),
 )

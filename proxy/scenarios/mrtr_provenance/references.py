@@ -7,6 +7,7 @@ from backchannel.proxy.run.tty import TtyOptions, parse_answer
 from backchannel.proxy.scenarios.references import (
     FASTMCP_ANSWER,
     Reference,
+    coding_agents,
     fastmcp_cli,
     py_sdk,
     py_sdk_stdio,
@@ -81,4 +82,6 @@ REFERENCES = (
         "py-sdk-stdio", py_sdk_stdio, False, "the Python SDK driver as a stdio client, through backchannel bridge"
     ),
     Reference("ts-sdk-stdio", ts_sdk_stdio, False, "the TypeScript SDK v2 driver as a stdio client, --mode auto"),
+    # the shipped coding agents (check --agent), each against the lab's scripted model
+    *coding_agents(),
 )

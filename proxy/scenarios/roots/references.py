@@ -8,7 +8,7 @@ from pathlib import Path
 
 from backchannel.proxy.clients.drivers.paths import node_driver, py_driver
 from backchannel.proxy.clients.toy_agent_roots import ROOTS_FLAWS
-from backchannel.proxy.scenarios.references import Invocation, Reference, fastmcp_cli, toy
+from backchannel.proxy.scenarios.references import Invocation, Reference, coding_agents, fastmcp_cli, toy
 
 # the working folder (the one the lab configures) as the root, and `added` in it added mid-session
 EXPOSED = ("--root", ".", "--add-root", "added")
@@ -95,4 +95,6 @@ REFERENCES = (
         )  # fmt: skip
         for era in ERAS[:2]
     ),
+    # the shipped coding agents (check --agent): Codex answers roots/list without declaring roots
+    *coding_agents(),
 )

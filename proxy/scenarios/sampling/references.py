@@ -10,7 +10,16 @@ from pathlib import Path
 
 from backchannel.proxy.clients.drivers.paths import node_driver, py_driver
 from backchannel.proxy.clients.toy_agent_sampling import SAMPLING_FLAWS
-from backchannel.proxy.scenarios.references import TOY, Invocation, Reference, answered, fastmcp_cli, py_sdk, ts_sdk
+from backchannel.proxy.scenarios.references import (
+    TOY,
+    Invocation,
+    Reference,
+    answered,
+    coding_agents,
+    fastmcp_cli,
+    py_sdk,
+    ts_sdk,
+)
 
 YES = (r"\[y\]es / \[n\]o: =>y\n",)  # every prompt of the toy's sampling client, answered yes
 NO = (r"\[y\]es / \[n\]o: =>n\n",)
@@ -71,4 +80,6 @@ REFERENCES = (
         for name, argv, label in (("py-sdk", py_sampling, "Python SDK"), ("ts-sdk", ts_sampling, "TypeScript SDK v2"))
         for era in ERAS
     ),
+    # the shipped coding agents (check --agent), each against the lab's scripted model
+    *coding_agents(),
 )  # fmt: skip

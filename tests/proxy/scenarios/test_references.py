@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from backchannel.proxy.agents.recipe import shipped_recipes
 from backchannel.proxy.scenarios import registry
 from backchannel.proxy.scenarios.base import CheckError, Scenario
-from backchannel.proxy.scenarios.references import Reference, ScenarioReference, answered, toy
+from backchannel.proxy.scenarios.references import Reference, ScenarioReference, answered, coding_agents, toy
 from backchannel.proxy.scenarios.registry import all_references, all_scenarios
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -29,6 +30,18 @@ def test_the_registry_collects_every_scenarios_declarations_in_scenario_order_an
     assert scenarios == sorted(scenarios)  # grouped by scenario, in name order
     assert set(scenarios) == set(all_scenarios()) - {"default"}  # default has no references.py
     assert all(ref.stem == f"{ref.scenario}-{ref.reference.name}" for ref in found)
+
+
+def test_every_shipped_coding_agent_has_a_reference_named_after_it_that_runs_its_recipe():
+    expected = [(f"agent-{name}", name, False) for name in sorted(shipped_recipes())]
+    assert [(r.name, r.agent, r.discover) for r in coding_agents()] == expected
+
+
+def test_a_coding_agent_reference_is_not_installed_when_the_agent_is_missing_from_the_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    monkeypatch.setenv("BACKCHANNEL_CLIENTS", str(tmp_path))  # an empty cache: no agent installed
+    assert [ref.argv(ROOT) for ref in coding_agents()] == [None] * len(shipped_recipes())
 
 
 def test_the_extra_root_recipe_scenario_declares_none_and_still_loads(monkeypatch: pytest.MonkeyPatch):
