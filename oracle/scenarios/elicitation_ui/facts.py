@@ -225,6 +225,16 @@ def seen_before_answer(rec: Recording, run: Run, found: Elicitation, text: str, 
         return Finding.skipped("not-answered", f"{what} was shown but the client never answered", run=run.id)
     answer_t = found.retry.t
     answered = found.evidence(f"answer {found.action or '?'} left", retry=True)
+    if sighting is None and found.action in ("decline", "cancel"):
+        # "before consent": a client that declined or cancelled gave none, so nothing had to precede it (whether its
+        # user had a say is elicitation-decline-cancel-offered's question, not this one)
+        return Finding.skipped(
+            "no-consent-given",
+            f"{what} ({text!r}) never reached the terminal, and the client answered {found.action}: no consent was "
+            "given for it to precede",
+            answered,
+            run=run.id,
+        )
     if sighting is None:
         return Finding.failed(
             f"{what} ({text!r}) never reached the terminal; the client answered {found.action or '?'}",

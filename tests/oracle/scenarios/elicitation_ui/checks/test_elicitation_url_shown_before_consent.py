@@ -1,3 +1,5 @@
+import pytest
+
 from tests.oracle.scenarios.elicitation_ui.builder import ANSWER_T, URL, build, judged
 
 CHECK = "elicitation-url-shown-before-consent"
@@ -22,6 +24,14 @@ def test_it_fails_a_client_that_never_shows_the_url(tmp_path):
     )
     finding = judged(CHECK, rec)
     assert finding.status == "FAIL" and "never reached the terminal" in finding.message
+
+
+@pytest.mark.parametrize("action", ["cancel", "decline"])
+def test_a_client_that_never_shows_the_url_and_refuses_gave_no_consent_to_precede(tmp_path, action):
+    """Non-interactive Claude Code cancels every elicitation unseen: no consent, so nothing had to come before it."""
+    rec = build(tmp_path, answer={"action": action}, terminal=[("stdout", "Done.", 12)])
+    finding = judged(CHECK, rec)
+    assert (finding.status, finding.reason) == ("SKIP", "no-consent-given"), finding.message
 
 
 def test_it_fails_a_url_shown_only_well_after_the_answer_left(tmp_path):
