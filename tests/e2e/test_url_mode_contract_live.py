@@ -7,10 +7,12 @@ recorded afresh through the real proxy, must judge to the same status per check 
 """
 
 import json
+import re
 
 import pytest
 
 from backchannel.oracle import judge
+from backchannel.oracle.scenarios.elicitation_url_mode.checks.sep_1036_client_url_required_urls_shown import AMBIGUOUS_S
 from backchannel.proxy.scenarios.base import CheckOptions
 from backchannel.proxy.scenarios.elicitation_url_mode.references import LEGACY_VARIANTS, legacy_contract
 from backchannel.proxy.scenarios.registry import run_check
@@ -40,6 +42,12 @@ def test_a_live_run_of_the_contract_client_judges_as_its_committed_reference(var
     assert {r.id: r.status for r in judged} == committed_statuses(variant)
 
 
+def _in_band(message: str) -> bool:
+    """The WARN the clock's resolution gives: "shown N ms after", N within the oracle's ambiguous band."""
+    found = re.search(r"shown (\d+) ms after", message)
+    return found is not None and int(found.group(1)) <= AMBIGUOUS_S * 1000
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("variant", ["correct", "no-url-prefetch", "correct-2025-06-18"])
 def test_a_live_run_of_the_2025_contract_client_judges_as_its_committed_reference(variant, tmp_path):
@@ -52,4 +60,9 @@ def test_a_live_run_of_the_2025_contract_client_judges_as_its_committed_referenc
     )
     judged = judge(load(run_check("elicitation-url-mode", options, progress=lambda _text: None))).results
     report = json.loads((REFERENCE / f"{reference_name(variant)}.expected.json").read_text(encoding="utf-8"))
-    assert {r.id: r.status for r in judged} == {result["id"]: result["status"] for result in report["results"]}
+    committed = {result["id"]: result["status"] for result in report["results"]}
+    # a sighting read a few ms after the answer under load is the oracle's too-close-to-order band: WARN, never FAIL,
+    # and a PASS on an idle machine; anything else must match the committed report exactly
+    live = {r.id: ("PASS" if r.status == "WARN" and committed.get(r.id) == "PASS" and _in_band(r.message) else r.status)
+            for r in judged}  # fmt: skip
+    assert live == committed
