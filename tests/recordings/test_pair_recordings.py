@@ -9,6 +9,13 @@ SCRIPT = ROOT / "scripts" / "make-pair-recordings"
 DOC = ROOT / "docs" / "real-clients.md"
 
 
+# session rules no client/server pair can break, each proven broken by a real run elsewhere
+PROVEN_ELSEWHERE = {
+    "session-agent-stays-in-lab": "tests/proxy/run/test_agent_lab.py::"
+    "test_an_agent_without_its_offline_settings_is_seen_reaching_out (Claude Code without its offline settings)",
+}
+
+
 def _run(*args: str) -> str:
     done = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=60, check=True)
     return done.stdout
@@ -49,4 +56,4 @@ def test_each_build_breaks_the_rule_it_names_and_every_session_rule_has_a_build(
         statuses = {r["id"]: r["status"] for r in report["results"]}
         assert statuses[rule.strip("`")] in ("FAIL", "WARN"), (name, rule)
         broken.add(rule.strip("`"))
-    assert broken == set(session_checks())
+    assert broken == set(session_checks()) - set(PROVEN_ELSEWHERE)

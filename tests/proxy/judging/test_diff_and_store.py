@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from backchannel.oracle.judge import ORACLE_VERSION
 from backchannel.recordings import load
 from backchannel.recordings.reports import store_report, stored_report
 from tests.proxy.judging.conftest import FLAWED, PASSING, REFERENCE, as_json, copy_in, run_cli
@@ -24,8 +25,8 @@ def test_store_writes_todays_report_and_a_diff_then_shows_nothing_changed(tmp_pa
     assert stored is not None
     assert stored.document == json.loads((REFERENCE / f"{FLAWED}.expected.json").read_text(encoding="utf-8"))
     done = run_cli("judge", tmp_path, "--diff")
-    assert f"{flawed}: unchanged since the stored report (stored by oracle 4)" in done.stdout
-    assert f"{fixed}: unchanged since the stored report (stored by oracle 4)" in done.stdout
+    assert f"{flawed}: unchanged since the stored report (stored by oracle {ORACLE_VERSION})" in done.stdout
+    assert f"{fixed}: unchanged since the stored report (stored by oracle {ORACLE_VERSION})" in done.stdout
 
 
 def test_the_diff_names_new_gone_status_and_message_changes_per_check(tmp_path: Path) -> None:

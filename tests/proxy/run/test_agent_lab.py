@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from backchannel.oracle import judge
 from backchannel.proxy.agents.installed import find_installed
 from backchannel.proxy.agents.recipe import RECIPES_DIR, RecipeError, load_recipe
 from backchannel.proxy.endpoint.tools import EndpointConfig
@@ -93,6 +94,8 @@ def test_an_agent_without_its_offline_settings_is_seen_reaching_out(tmp_path: Pa
     assert outside and all(a.run_id == run.id for a in outside)
     assert any("api.anthropic.com:443" in a.detail for a in outside), [a.detail for a in outside]
     assert list(recording.model_exchanges_in(run.id))  # the model stand-in still got every model request
+    [rule] = [r for r in judge(recording).results if r.id == "session-agent-stays-in-lab"]
+    assert rule.status == "WARN" and "api.anthropic.com:443" in rule.message
 
 
 def test_an_agent_that_is_not_installed_is_a_usage_error_naming_the_install_command(tmp_path: Path) -> None:
