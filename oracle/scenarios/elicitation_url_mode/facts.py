@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from backchannel.oracle.model import Evidence, Finding
+from backchannel.oracle.parties import agent_of
 from backchannel.recordings.model import Message, Recording, Run
 
 from . import SCENARIO as SCENARIO  # re-exported: checks import the name with the facts
@@ -138,7 +139,7 @@ AGENT_POLICY = "agent-answers-by-its-own-policy"
 def own_policy(run: Run, number: int, wanted: str, got: str | None, *evidence: Evidence) -> Finding:
     """A coding agent's answer that differs from what the contract asks: not judged against the contract (an agent
     was never told it), and the rounds after it were not reached as the contract lays them out."""
-    agent = run.detail.facts.get("agent")
+    agent = agent_of(run)
     return Finding.skipped(
         AGENT_POLICY,
         f"round {number} was answered {got} by the coding agent {agent} (its own policy; the scenario's contract "

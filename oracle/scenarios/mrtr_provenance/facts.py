@@ -143,10 +143,9 @@ def gate(rec: Recording) -> Finding | None:
     problem = attribution_self_test(markers)
     if problem:
         return Finding.errored("witness-attribution-blind", problem)
-    marker_run = first_run(rec, "witness-marker")
-    reading = read_marker(lab_files(rec, marker_run.id), WITNESS_FILE, markers.witness) if marker_run else None
-    if reading is None or not reading.carries_nonce:
-        return Finding.errored("witness-marker-blind", "the marker reader could not read the marker the tool wrote")
+    blind = _marker_reader_blind(rec)
+    if blind is not None:
+        return blind
     control = first_run(rec, "control")
     if control is None:
         return Finding.errored("incomplete-recording", "the recording has no CONTROL run")
@@ -169,9 +168,14 @@ def marker_gate(rec: Recording) -> Finding | None:
     broken = harness.first_problem(rec)
     if broken is not None:
         return broken
-    marker_run = first_run(rec, "witness-marker")
-    if marker_run is None and first_run(rec, "directive") is None:
+    if first_run(rec, "witness-marker") is None and first_run(rec, "directive") is None:
         return None  # nothing staged the arm (no coding agent): the check says so, not a blind reader
+    return _marker_reader_blind(rec)
+
+
+def _marker_reader_blind(rec: Recording) -> Finding | None:
+    """ERROR unless the marker reader read the marker the tool wrote itself in the witness-marker run."""
+    marker_run = first_run(rec, "witness-marker")
     reading = read_marker(lab_files(rec, marker_run.id), WITNESS_FILE, markers_of(rec).witness) if marker_run else None
     if reading is None or not reading.carries_nonce:
         return Finding.errored("witness-marker-blind", "the marker reader could not read the marker the tool wrote")
