@@ -14,6 +14,10 @@ recording model only holds the rows, so every reader (the checks, `show`, the ma
 The screen snapshots (`Recording.screens`) are not part of this text: each repeats what the stream already holds,
 and a snapshot may have scrolled a line's context (a fence, a label) off its top, which would judge the same output
 differently piped and under a terminal. They are what a human sees (`backchannel show`), cited as `screen` evidence.
+One exception: a full-screen terminal UI (Claude Code's) draws each word at a cursor position and writes no spaces,
+so its stream holds no sentence whole; a text its stream never shows is looked for on its rendered screens
+(`first_sighting`, `screen_text_until`): a snapshot is what was on the screen when it was taken, so a text on one
+was shown by then.
 """
 
 from __future__ import annotations
@@ -148,6 +152,15 @@ class Sighting:
     offset: int
     length: int
     t: float | None
+    screen: ScreenSnapshot | None = None  # seen on this rendered screen (offset, length: into its text), no stream
+
+    def evidence(self, run_id: str, note: str) -> Evidence:
+        """Where it was seen, as evidence: the span of the stream, or the rows and columns of the screen."""
+        if self.screen is not None:
+            return screen_evidence(self.screen, self.offset, self.length, note)
+        return Evidence(
+            kind="terminal", run=run_id, stream=self.stream, offset=self.offset, length=self.length, note=note
+        )
 
 
 def _visible(raw: bytes) -> tuple[bytes, list[tuple[int, int]]]:
@@ -173,7 +186,8 @@ def _raw_offset(pieces: list[tuple[int, int]], visible: int) -> int:
 
 
 def first_sighting(rec: Recording, run_id: str, needle: str) -> Sighting | None:
-    """When `needle` first appeared in what the run's client showed (any stream; escapes and line wraps ignored)."""
+    """When `needle` first appeared in what the run's client showed (any stream; escapes and line wraps ignored);
+    under a terminal, on its rendered screens when no stream holds it whole."""
     found: Sighting | None = None
     for name in stream_names(rec, run_id):
         sighting = sighting_in(rec, run_id, name, needle)
@@ -181,7 +195,34 @@ def first_sighting(rec: Recording, run_id: str, needle: str) -> Sighting | None:
             found is None or (sighting.t is not None and (found.t is None or sighting.t < found.t))
         ):
             found = sighting
+    if found is None and is_tty(rec, run_id):
+        found = screen_sighting(rec, run_id, needle)
     return found
+
+
+SCREEN = "screen"  # a Sighting's stream when it was seen on a rendered screen
+
+
+def screen_sighting(rec: Recording, run_id: str, needle: str) -> Sighting | None:
+    """The first screen snapshot showing `needle` (a line wrap and its indentation ignored), with its time."""
+    wanted = needle.encode("utf-8")
+    if not wanted:
+        return None
+    for snapshot in screens_in(rec, run_id):
+        text = snapshot.text.encode("utf-8")
+        visible, pieces = _visible(text)
+        index = visible.find(wanted)
+        if index >= 0:
+            first, last = _raw_offset(pieces, index), _raw_offset(pieces, index + len(wanted) - 1)
+            start = len(text[:first].decode("utf-8", "replace"))
+            length = len(text[first : last + 1].decode("utf-8", "replace"))
+            return Sighting(SCREEN, start, length, snapshot.t, snapshot)
+    return None
+
+
+def screen_text_until(rec: Recording, run_id: str, until: float | None) -> str:
+    """The text of every screen snapshot taken by a moment, in order (what a full-screen UI showed by then)."""
+    return "\n".join(s.text for s in screens_in(rec, run_id) if until is None or s.t is None or s.t <= until)
 
 
 def sighting_in(rec: Recording, run_id: str, name: str, needle: str) -> Sighting | None:

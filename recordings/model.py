@@ -148,7 +148,7 @@ class TerminalChunk:
 
 
 MAX_SCREEN_SIDE = 1000  # rows or columns of a snapshot; the reader refuses bigger
-SCREEN_REASONS = ("waiting", "answered", "exit", "timeout")
+SCREEN_REASONS = ("waiting", "answered", "typed", "exit", "timeout", "ended")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -157,7 +157,7 @@ class ScreenSnapshot:
 
     seq: int
     run_id: str
-    reason: str  # waiting | answered | exit | timeout
+    reason: str  # waiting | answered | typed | exit | timeout | ended
     cols: int
     rows: int
     cursor_row: int | None

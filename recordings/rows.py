@@ -142,7 +142,7 @@ class ScreenRow:
     TABLE: ClassVar[str] = tables.SCREENS.name
     COLUMNS: ClassVar[tuple[str, ...]] = tables.SCREENS.written()
     run_id: str
-    reason: str  # waiting | answered | exit | timeout
+    reason: str  # waiting | answered | typed | exit | timeout | ended
     cols: int
     rows: int
     cursor_row: int

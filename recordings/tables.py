@@ -263,7 +263,9 @@ SCREENS = Table(
         Column(
             "reason",
             TEXT,
-            "Why the screen was taken: waiting (no output for a quiet period), answered, exit or timeout.",
+            "Why the screen was taken: waiting (no output for a quiet period), answered (an --answer typed), typed"
+            " (the lab typed its own keys: an agent UI's task or exit keys), exit, timeout or ended (killed after it"
+            " was given its exit keys).",
             REFUSED,
         ),
         Column("cols", INTEGER, "The terminal's width in columns.", REFUSED),

@@ -36,6 +36,7 @@ class AgentLaunch:
     env: Mapping[str, str]
     files: tuple[tuple[str, str], ...]
     permissions: tuple[str, ...] = ()  # the arm's arguments and values as filled in (what the run's facts show)
+    task_keys: tuple[str, ...] = ()  # interactive with [tty]: the keys that type the task (prompt filled in)
 
 
 def _fill(text: str, values: Mapping[str, str], escape: str = "text") -> str:
@@ -91,7 +92,10 @@ def expand_recipe(recipe: AgentRecipe, arm_name: str, run: RunValues, *, interac
         files.append((_fill(template_file.path, values), text))
     permissions = [" ".join(arm_args)] if arm_args else []
     permissions += [_fill(raw, values).strip(" ,") for raw in arm.values.values() if raw.strip()]
-    return AgentLaunch(tuple(argv), env, tuple(files), tuple(permissions))
+    task_keys: tuple[str, ...] = ()
+    if interactive and recipe.tty is not None:
+        task_keys = tuple(_fill(key, with_arm) for key in recipe.tty.task)
+    return AgentLaunch(tuple(argv), env, tuple(files), tuple(permissions), task_keys)
 
 
 def _check_parses(recipe: AgentRecipe, index: int, fmt: str, text: str) -> None:

@@ -29,7 +29,8 @@ PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 DEFAULT_PROMPT = "Use the {tool} tool of the {server_name} MCP server, then say in one line what it returned."
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_TOP = ("name", "description", "api", "prompt", "mcp_config", "install", "env", "files", "run", "arms")
+_TOP = ("name", "description", "api", "prompt", "mcp_config", "install", "env", "files", "run", "tty", "arms")
+DEFAULT_TASK_KEYS = ("{prompt}", "\r")  # [tty] task: the prompt, then Enter (typed once its text was echoed)
 
 
 class RecipeError(UserError):
@@ -57,6 +58,18 @@ class Arm:
 
 
 @dataclass(frozen=True)
+class TtyRecipe:
+    """How the lab drives the agent's terminal UI (`--tty`): it types `task` once the UI shows `ready` and the
+    run's server has listed its tools, and `exit` once the scripted model has given its last answer and `ready`
+    shows again. Keys are typed as written; each Enter ("\r") alone, after the text before it was echoed."""
+
+    ready: str  # a regex (re.MULTILINE) matching the screen while the UI waits for the user's input
+    task: tuple[str, ...]  # with placeholders, like the command
+    exit: tuple[str, ...]
+    react: float = 0.0  # seconds an --answer waits after its prompt appears, at least (a UI that drops early keys)
+
+
+@dataclass(frozen=True)
 class AgentRecipe:
     """One agent's recipe, every key checked (see recipes/claude-code.toml for a commented example)."""
 
@@ -74,6 +87,7 @@ class AgentRecipe:
     interactive: tuple[str, ...]  # under --tty
     arms: Mapping[str, Arm]
     prompt: str = DEFAULT_PROMPT
+    tty: TtyRecipe | None = None  # absent: the interactive command carries the task and nothing ends the UI
 
     def arm(self, name: str) -> Arm:
         if name not in self.arms:
@@ -114,11 +128,13 @@ class _Reader:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.data: dict[str, Any] = {}
 
     def fail(self, key: str, problem: str) -> RecipeError:
         return RecipeError(f"{self.path}: {key}: {problem}")
 
     def recipe(self, data: dict[str, Any]) -> AgentRecipe:
+        self.data = data
         self.only(data, "", _TOP)
         install = self.table(data, "install")
         self.only(install, "install.", ("package", "version", "executable"))
@@ -153,6 +169,7 @@ class _Reader:
             interactive=self.command(run, "interactive", extra),
             arms=arms,
             prompt=self.text(data, "prompt") if "prompt" in data else DEFAULT_PROMPT,
+            tty=self.tty(data["tty"], extra) if "tty" in data else None,
         )
         self.placeholders(recipe.prompt, "prompt", set())
         return recipe
@@ -210,6 +227,36 @@ class _Reader:
                 self.placeholders(part, where, extra)
         if key == "command" and not any("{prompt}" in part for part in value):
             raise self.fail(where, "must hold {prompt} (the task the agent is given)")
+        if key == "interactive" and "tty" in self.data and any("{prompt}" in part for part in value):
+            raise self.fail(where, "must not hold {prompt} when [tty] types the task (it would be given twice)")
+        return tuple(value)
+
+    def tty(self, value: Any, extra: set[str]) -> TtyRecipe:
+        if not isinstance(value, dict):
+            raise self.fail("tty", "must be a table")
+        self.only(value, "tty.", ("ready", "task", "exit", "react"))
+        react = value.get("react", 0.0)
+        if isinstance(react, bool) or not isinstance(react, int | float) or not 0 <= react <= 10:
+            raise self.fail("tty.react", f"must be a number of seconds from 0 to 10, got {react!r}")
+        ready = self.text(value, "ready", "tty.ready")
+        try:
+            compiled = re.compile(ready, re.MULTILINE)
+        except re.error as exc:
+            raise self.fail("tty.ready", f"{ready!r} is not a regular expression ({exc})") from None
+        if compiled.search("") is not None:
+            raise self.fail("tty.ready", f"{ready!r} matches an empty screen, so it says nothing about the UI")
+        task = self.keys(value.get("task", list(DEFAULT_TASK_KEYS)), "tty.task", extra)
+        if not any("{prompt}" in key for key in task):
+            raise self.fail("tty.task", "must hold {prompt} (the task the agent is given)")
+        if "exit" not in value:
+            raise self.fail("tty.exit", 'missing: the keys that end the agent\'s terminal UI, e.g. ["/exit", "\\r"]')
+        return TtyRecipe(ready, task, self.keys(value["exit"], "tty.exit", set()), float(react))
+
+    def keys(self, value: Any, where: str, extra: set[str]) -> tuple[str, ...]:
+        if not isinstance(value, list) or not value or not all(isinstance(key, str) and key for key in value):
+            raise self.fail(where, "must be a non-empty list of non-empty strings (keys typed in order)")
+        for key in value:
+            self.placeholders(key, where, extra)
         return tuple(value)
 
     def files(self, value: Any, extra: set[str]) -> tuple[FileTemplate, ...]:

@@ -7,6 +7,7 @@ import asyncio
 import inspect
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -73,6 +74,8 @@ class ScriptedEndpoint:
         # the 2025 sessions' GET streams (proxy/endpoint/listen.py), one per session
         self._listeners = Listeners(self._answers, config.listen, config.answer_timeout_s, config.params)
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop serving it (close_streams is called off it)
+        # told after each tools/list answer (from the serving thread): an interactive agent's task waits for it
+        self.listing_watchers: list[Callable[[], None]] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -183,6 +186,8 @@ class ScriptedEndpoint:
         else:
             result = {"tools": self._listing()}
         await send_json(send, 200, result_response(request.id, self._modern_result({**result, **CACHE_HINTS})))
+        if request.method == "tools/list":
+            self._listed()
 
     async def _initialize(self, request: RpcRequest, send: Send) -> None:
         params = request.params if isinstance(request.params, dict) else {}
@@ -222,6 +227,12 @@ class ScriptedEndpoint:
         else:
             fail(METHOD_NOT_FOUND, f"Method not found: {request.method}", status=200)
         await send_json(send, 200, result_response(request.id, result))
+        if request.method == "tools/list":
+            self._listed()
+
+    def _listed(self) -> None:
+        for watcher in list(self.listing_watchers):
+            watcher()
 
     async def _tool_call(
         self,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import TracebackType
 
 from backchannel.proxy.endpoint.app import ScriptedEndpoint, build_app
@@ -25,6 +26,11 @@ class RunningEndpoint:
         self._app = app
         self.port = server.port
         self.url = f"http://{host}:{server.port}/mcp"
+
+    def on_listed(self, watcher: Callable[[], None]) -> None:
+        """Call `watcher` (from the serving thread) after each tools/list this endpoint answers."""
+        if self._app is not None:
+            self._app.listing_watchers.append(watcher)
 
     def stop(self, timeout: float = STOP_TIMEOUT_S) -> None:
         """Shut the server down, waiting at most about `timeout` seconds; calling it again is harmless.

@@ -30,6 +30,11 @@ class _Refused(Exception):
         self.status = status
 
 
+# a reply that ends the agent's task: its answer, or saying it cannot do it; not one to a side request (a title)
+FINAL_ACTIONS = frozenset({"answer", "tool-not-offered"})
+SIDE_REQUEST = "no-tools-offered"
+
+
 class ModelApp:
     """The ASGI app; `sink` receives every row (a writer's `insert`)."""
 
@@ -41,8 +46,10 @@ class ModelApp:
         run_id: str,
         body_limit: int = DEFAULT_BODY_LIMIT,
         record_limit: int = DEFAULT_RECORD_LIMIT,
+        on_final: Callable[[], None] | None = None,
     ) -> None:
         self.script = script
+        self.on_final = on_final  # called after each final answer is sent (an interactive agent's UI may end then)
         self.sink = sink
         self.run_id = run_id
         self.body_limit = body_limit
@@ -82,6 +89,8 @@ class ModelApp:
             status, reply = 500, error(500, f"the model stand-in failed: {type(exc).__name__}")
             step = {"action": "error", "reason": f"{type(exc).__name__}: {exc}"[:500]}
         await _send(send, status, reply)
+        if self.on_final is not None and step.get("action") in FINAL_ACTIONS and step.get("after") != SIDE_REQUEST:
+            self.on_final()
         self._record(
             ModelExchangeRow(
                 run_id=self.run_id,

@@ -29,8 +29,11 @@ class ModelStandIn:
         record_limit: int = DEFAULT_RECORD_LIMIT,
         host: str = "127.0.0.1",
         port: int = 0,
+        on_final: Callable[[], None] | None = None,
     ) -> None:
-        self.app = ModelApp(script, sink, run_id=run_id, body_limit=body_limit, record_limit=record_limit)
+        self.app = ModelApp(
+            script, sink, run_id=run_id, body_limit=body_limit, record_limit=record_limit, on_final=on_final
+        )
         self._host = host
         self._port = port
         self._server: LoopbackServer | None = None

@@ -25,6 +25,7 @@ from backchannel.proxy.agents.installed import require_installed
 from backchannel.proxy.agents.recipe import ARMS, AgentRecipe, RecipeError, load_recipe, shipped_recipes
 from backchannel.proxy.endpoint.tools import ToolSpec
 from backchannel.proxy.run.refusing_proxy import Refused, RefusingProxy, proxy_env
+from backchannel.proxy.run.ui_steps import Gate, UiStep
 from backchannel.recordings.errors import UserError
 from backchannel.recordings.rows import ModelExchangeRow
 from backchannel.recordings.shapes import Fact
@@ -98,8 +99,10 @@ def agent_server_name(name: str) -> str:
 
 @contextlib.contextmanager
 def scripted(data: Mapping[str, Any] | None) -> Iterator[None]:
-    """Agent runs in this block use the scenario's model script (plain data; `server` is filled in per run)."""
-    token = _SCENARIO_SCRIPT.set(data)
+    """Agent runs in this block use the scenario's model script (plain data; `server` is filled in per run), laid
+    over the script of an enclosing block (a runner's per-run choice of tool keeps its scenario's other keys)."""
+    outer = _SCENARIO_SCRIPT.get()
+    token = _SCENARIO_SCRIPT.set({**(outer or {}), **data} if data is not None else outer)
     try:
         yield
     finally:
@@ -125,7 +128,11 @@ def model_script(tools: Sequence[ToolSpec], server_name: str) -> ModelScript:
 
 @dataclass
 class AgentRun:
-    """One prepared agent run: its command line, environment and facts; `stop()` ends its model stand-in."""
+    """One prepared agent run: its command line, environment and facts; `stop()` ends its model stand-in.
+
+    Under `--tty` with a recipe's [tty] table, `steps` are the keys the lab types into the agent's terminal UI (its
+    task once `listed` opens, i.e. the run's server listed its tools; its exit keys once the scripted model gave its
+    last answer); the capture opens `listed` from its endpoints."""
 
     argv: tuple[str, ...]
     env: dict[str, str]
@@ -133,6 +140,10 @@ class AgentRun:
     stand_in: ModelStandIn
     lab_proxy: AgentLab
     run_id: str
+    steps: tuple[UiStep, ...] = ()
+    listed: Gate | None = None
+    gates: tuple[Gate, ...] = ()
+    react: float = 0.0  # its recipe's [tty] react: how long an --answer waits after its prompt appears
 
     def stop(self) -> None:
         """Stop the run's model stand-in (bounded); one that would not stop is an anomaly, not a crash."""
@@ -141,6 +152,9 @@ class AgentRun:
             self.stand_in.stop()
         except TimeoutError as exc:
             self.lab_proxy.note_anomaly("model-stand-in-stuck", f"the model stand-in did not stop: {exc}", self.run_id)
+        finally:
+            for gate in self.gates:
+                gate.close()
 
 
 class AgentLab:
@@ -202,7 +216,9 @@ class AgentLab:
         if self.proxy is None:
             self.proxy = RefusingProxy(self.refused)
             self.proxy.start()
-        stand_in = ModelStandIn(script, sink, run_id=run_id)
+        driven = interactive and recipe.tty is not None  # the lab types the task and ends the UI
+        listed, done = (Gate("tools-listed"), Gate("model-done")) if driven else (None, None)
+        stand_in = ModelStandIn(script, sink, run_id=run_id, on_final=done.open if done is not None else None)
         model_url = stand_in.start()
         try:
             values = RunValues(url, server_name, model_url, home, cwd, script.tool, str(installed.executable))
@@ -210,7 +226,16 @@ class AgentLab:
             write_files(launch, home)
         except BaseException:
             stand_in.stop()
+            for gate in (listed, done):
+                if gate is not None:
+                    gate.close()
             raise
+        steps: tuple[UiStep, ...] = ()
+        if recipe.tty is not None and listed is not None and done is not None:
+            steps = (
+                UiStep("task", launch.task_keys, recipe.tty.ready, listed),
+                UiStep("exit", recipe.tty.exit, recipe.tty.ready, done, ends=True),
+            )
         self.enter(run_id)
         chosen = recipe.arm(arm)
         facts: dict[str, Fact] = {
@@ -224,8 +249,12 @@ class AgentLab:
             "agent_server_name": server_name,
             "model_tool": script.tool,
         }
+        if steps:
+            facts["agent_ui"] = "driven"  # the lab typed the task into the terminal UI and ended it (typed screens)
         env = {**launch.env, **proxy_env(self.proxy.url)}
-        return AgentRun(launch.argv, env, facts, stand_in, self, run_id)
+        gates = tuple(gate for gate in (listed, done) if gate is not None)
+        react = recipe.tty.react if recipe.tty is not None else 0.0
+        return AgentRun(launch.argv, env, facts, stand_in, self, run_id, steps, listed, gates, react)
 
     def close(self) -> None:
         if self.proxy is not None:

@@ -25,6 +25,7 @@ from backchannel.proxy.run.lab import Lab, LabResult, resolve_command
 from backchannel.proxy.run.launcher import CAPTURE_MARKER_VAR, RunningProxy, WebUiOptions, start_proxy
 from backchannel.proxy.run.placeholders import McpConfigOptions, expand
 from backchannel.proxy.run.tty import Snapshot, TtyOptions, under_terminal
+from backchannel.proxy.run.ui_steps import Gate, UiStep
 from backchannel.recordings import redact, store
 from backchannel.recordings.errors import RecordingError, UserError
 from backchannel.recordings.meta import MetaValue, ProxyStartup, RecordingInfo
@@ -138,6 +139,7 @@ class Capture:
         self._lock = threading.Lock()
         self._details: dict[str, RunDetail] = {}
         self.agents: AgentLab | None = None  # started by the first run whose client is a coding agent (agent_lab.py)
+        self._listed_gate: Gate | None = None  # the running agent's "tools listed" gate (runs are one at a time)
 
     def __enter__(self) -> Capture:
         self._interruptible.__enter__()  # SIGTERM/SIGHUP unwind the block like Ctrl-C does
@@ -216,8 +218,15 @@ class Capture:
     def start_endpoint(self, config: EndpointConfig) -> RunningEndpoint:
         """Another scripted endpoint (e.g. a legacy-only one) that runs may name as their upstream."""
         running = start_endpoint(config)
+        running.on_listed(self._tools_listed)
         self.endpoints.append(running)
         return running
+
+    def _tools_listed(self) -> None:
+        """A scripted endpoint answered tools/list (its serving thread): the running agent's task may be typed."""
+        gate = self._listed_gate
+        if gate is not None:
+            gate.open()
 
     def new_run(
         self,
@@ -357,6 +366,8 @@ class Capture:
         if agent is not None:
             argv = list(agent.argv)
             self.add_facts(run, agent.facts)
+            if tty is not None and agent.react > tty.react:  # its UI drops keys typed the moment a dialog appears
+                tty = replace(tty, react=agent.react)
         else:
             argv = expand(
                 resolve_command(argv_template),
@@ -384,12 +395,14 @@ class Capture:
             self.writer.update_run(run.id, RunLaunch(client_argv=argv, lab_home=str(lab.home)))
             agent_env = agent.env if agent is not None else {}
             env = lab.env(run.url, {**agent_env, **self.env, CAPTURE_MARKER_VAR: self.marker}, tty=tty)
+            steps = self._agent_steps(run, agent) if agent is not None else ()
             try:
-                result = lab.run(argv, env, output, timeout, stdin=stdin, tty=tty, on_snapshot=snapshot)
+                result = lab.run(argv, env, output, timeout, stdin=stdin, tty=tty, on_snapshot=snapshot, steps=steps)
             except BaseException as exc:  # interrupted: the run still gets an end saying so
                 self.end_run(run, outcome="interrupted", note=interruption(exc) or f"{type(exc).__name__}: {exc}")
                 raise
             finally:
+                self._listed_gate = None
                 if agent is not None:
                     agent.stop()  # bounded; its last exchanges are queued before the run ends
             self.record_files(run, lab)
@@ -416,6 +429,17 @@ class Capture:
             server_name=self.server_name,
             sink=self.writer.insert,
         )
+
+    def _agent_steps(self, run: RunHandle, agent: AgentRun) -> tuple[UiStep, ...]:
+        """The keys the lab types into an agent's terminal UI. Its task waits for the run's server to list its tools
+        when that server is one of this capture's scripted endpoints; a real upstream's listing cannot be seen, so
+        then the task is typed as soon as the UI is ready."""
+        if not agent.steps:
+            return ()
+        if agent.listed is not None and any(run.upstream == endpoint.url for endpoint in self.endpoints):
+            self._listed_gate = agent.listed
+            return agent.steps
+        return tuple(replace(step, gate=None) if step.name == "task" else step for step in agent.steps)
 
     def check_proxy(self) -> None:
         """Raise HarnessBroken if mitmdump died under the capture: later runs could not be seen either."""

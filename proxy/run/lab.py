@@ -21,6 +21,7 @@ from backchannel.proxy.run.prompts import PipedPrompts
 from backchannel.proxy.run.reaper import MARKER_VAR, become_subreaper, die_with_parent, kill_run
 from backchannel.proxy.run.tty import TERM as TTY_TERM
 from backchannel.proxy.run.tty import Snapshot, TtyOptions, run_tty, under_terminal
+from backchannel.proxy.run.ui_steps import UiStep
 
 FILE_LIMIT = 1024 * 1024  # lab files above this are recorded truncated
 FILE_COUNT_LIMIT = 500
@@ -127,6 +128,7 @@ class Lab:
         stdin: bytes | None = None,
         tty: TtyOptions | None = None,
         on_snapshot: Callable[[Snapshot], None] | None = None,
+        steps: Sequence[UiStep] = (),
     ) -> LabResult:
         """Run argv to completion or timeout; on_output(stream, chunk) sees every chunk as it arrives.
 
@@ -137,6 +139,8 @@ class Lab:
         stream, `tty`; `on_snapshot` sees each screen snapshot; `stdin` is typed once at the start, and no end of
         input follows. The guarantees are the same: its own session, dead with us, every process it started killed
         at exit or at the timeout.
+
+        `steps`, under a terminal only: keys the lab types itself (proxy/run/ui_steps.py: an agent's task and exit).
 
         With a `piped` tty (`--answer --no-tty`), the client runs on pipes and is answered at its prompts
         (proxy/run/prompts.py): `stdin` is written first, and its stdin stays open until it exits.
@@ -155,6 +159,7 @@ class Lab:
                 options=tty,
                 stdin=stdin,
                 on_snapshot=on_snapshot,
+                steps=steps,
             )
             return LabResult(done.exit_code, done.outcome, done.detail, time.monotonic() - began)
         try:

@@ -8,16 +8,23 @@ cursor, reason and time) at these points, and only these:
   thinking). One snapshot per quiet period: the next one needs new output first. At most MAX_SNAPSHOTS per run;
   past that, waiting snapshots are dropped (the exit one is always kept).
 - `answered`: an answer's regex matched the rendered screen; the snapshot is the screen it answered, with the
-  answer's pattern and text, taken just before the text is typed.
-- `exit` (the client exited) or `timeout` (it was killed at the deadline): the screen as it was left.
+  answer's pattern and text, taken as its first key is typed (its time is the user's step).
+- `typed`: the lab typed keys of its own (proxy/run/ui_steps.py: an interactive agent's task, the keys that end
+  it); the screen it typed them into, with the step's ready pattern and keys. Never a user's answer.
+- `exit` (the client exited), `timeout` (it was killed at the deadline) or `ended` (the lab typed a UI's exit keys
+  and it had not exited EXIT_GRACE seconds later, so it was killed): the screen as it was left.
 
 Answers are expect-style (pexpect): after every chunk the screen is searched for each answer's regex (rows
 right-stripped, joined with `\n`, `re.MULTILINE`; the cursor's row keeps its spaces up to the cursor, so `Name\? `
 matches a prompt waiting after its space), skipping what earlier answers consumed; the earliest match wins (ties:
 the first answer given). Its text is typed and the screen up to the match's end is consumed, so the same prompt is
 never answered twice; text drawn below or after it is searched again at once (two prompts in one chunk are both
-answered, in order). A full clear of the screen resets what is consumed (a redrawn prompt is a new prompt). At most
-MAX_TYPED answers are typed per run. A control sequence pyte cannot apply (`ESC[1;2A`, a hostile server's text
+answered, in order). A full clear of the screen resets what is consumed (a redrawn prompt is a new prompt), and so
+does a consumed row drawn anew with other text where it was consumed (a full-screen UI's dialog that changes in
+place; text written after the consumed part, such as the answer's echo, changes nothing). At most
+MAX_TYPED answers are typed per run. An answer is typed as keystroke groups, each once the screen has settled (see
+_Keyboard): each Enter alone, because a terminal UI reading a burst as a paste takes an Enter in it as a new line,
+not as "send". A control sequence pyte cannot apply (`ESC[1;2A`, a hostile server's text
 passed on) is skipped on the screen, never an error; the raw stream has it.
 
 Rendering is lazy and bounded: the screen is brought up to date only when it is needed (after each chunk when
@@ -40,6 +47,7 @@ import select
 import signal
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +57,7 @@ import pyte
 from ptyprocess import PtyProcess
 
 from backchannel.proxy.run.reaper import die_with_parent, kill_run
+from backchannel.proxy.run.ui_steps import UiStep, key_groups, split_keys
 
 TERM = "xterm-256color"
 QUIET = 0.3  # seconds without output, the process alive: the client is taken to be waiting for input
@@ -60,12 +69,15 @@ DRAIN_TAIL = 0.1  # ... and how long a pause in it ends the wait (a process it l
 READ_SIZE = 65536
 MATCH_EVERY = 1.0  # seconds: a client writing without a pause has its screen matched at least this often
 RENDER_BACKLOG = 64 * 1024  # bytes kept for the screen between two renders; older ones are never rendered
+SETTLE = 0.15  # seconds of quiet before a keystroke group is typed: a UI draws a prompt before it listens
+SETTLE_MAX = 1.0  # ... at most this long after its prompt matched or the group before went (a spinner never pauses)
+EXIT_GRACE = 10.0  # seconds a terminal UI may take to exit after the lab typed its exit keys; then it is killed
 MATCH_SHARE = 4  # after a match, the next waits at least this many times what it cost: the screen's share is bounded
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
 _CONTROL = re.compile(rb"(?:\x1b\[|\xc2\x9b)[0-?]*[ -/]*[@-~]")  # a whole CSI, 7- or 8-bit: fed to pyte alone
 _ESCAPES = {"n": "\r", "e": "\x1b", "t": "\t", "\\": "\\"}  # \n is Enter: a terminal sends CR for it
 
-Reason = Literal["waiting", "answered", "exit", "timeout"]
+Reason = Literal["waiting", "answered", "typed", "exit", "timeout", "ended"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +111,7 @@ class TtyOptions:
     answers: tuple[Answer, ...] = ()
     quiet: float = QUIET
     piped: bool = False
+    react: float = 0.0  # seconds an answer waits after its prompt matched, at least (a UI that drops early keys)
 
     def __post_init__(self) -> None:
         for name, value in (("columns", self.cols), ("rows", self.rows)):
@@ -131,7 +144,7 @@ class Snapshot:
 @dataclass(frozen=True)
 class TtyResult:
     exit_code: int | None
-    outcome: str  # exited | timeout | failed-to-start
+    outcome: str  # exited | timeout | ended | failed-to-start
     detail: str
     snapshots: int
 
@@ -227,6 +240,7 @@ class Terminal:
         self.screen = _Screen(options.cols, options.rows, newline=newline)
         self.stream = pyte.ByteStream(self.screen)
         self.consumed = (0, 0, 0)  # (absolute row = scrolled + row, col, clears) up to which answers matched
+        self.seen: dict[int, str] = {}  # absolute row -> what of it was consumed: one drawn anew since is fresh
         self.snapshots = 0
         self.typed = 0
         self.pending = bytearray()  # written, not yet rendered: pyte costs about 4 µs a byte
@@ -268,9 +282,11 @@ class Terminal:
     def lines(self) -> tuple[str, ...]:
         return tuple(line.rstrip() for line in self.screen.display)
 
-    def snapshot(self, reason: Reason, answer: Answer | None = None) -> Snapshot:
+    def snapshot(self, reason: Reason, answer: Answer | None = None, step: UiStep | None = None) -> Snapshot:
         self.render()
         self.snapshots += 1
+        pattern = answer.pattern if answer is not None else step.ready if step is not None else None
+        text = answer.text if answer is not None else step.text() if step is not None else None
         return Snapshot(
             seq=self.snapshots,
             t=time.time(),
@@ -280,9 +296,18 @@ class Terminal:
             cursor_row=int(self.screen.cursor.y),
             cursor_col=int(self.screen.cursor.x),
             lines=self.lines(),
-            answer_pattern=None if answer is None else answer.pattern,
-            answer_text=None if answer is None else answer.text,
+            answer_pattern=pattern,
+            answer_text=text,
         )
+
+    def screen_text(self) -> str:
+        """The rendered screen as one text: rows right-stripped, the cursor's row kept up to the cursor."""
+        self.render()
+        lines = list(self.lines())
+        cursor = int(self.screen.cursor.y)
+        if 0 <= cursor < len(lines):  # the cursor's row reaches the cursor: a prompt's trailing space is matched
+            lines[cursor] = self.screen.display[cursor][: max(len(lines[cursor]), int(self.screen.cursor.x))]
+        return "\n".join(lines)
 
     def match(self) -> tuple[Answer, int, int] | None:
         """The answer whose regex matches the unconsumed screen earliest, and the (row, col) its match ends at."""
@@ -292,14 +317,19 @@ class Terminal:
         absolute, col, clears = self.consumed
         row = absolute - self.screen.scrolled if clears == self.screen.clears else 0
         col = col if clears == self.screen.clears else 0
-        lines = list(self.lines())
+        rendered = self.lines()
+        lines = list(rendered)
         cursor = int(self.screen.cursor.y)
         if 0 <= cursor < len(lines):  # the cursor's row reaches the cursor: a prompt's trailing space is matched
             lines[cursor] = self.screen.display[cursor][: max(len(lines[cursor]), int(self.screen.cursor.x))]
-        for index in range(len(lines)):
+        scrolled = self.screen.scrolled
+        for index in range(min(row + 1, len(lines))):
+            kept = self.seen.get(scrolled + index)
+            if kept is not None and rendered[index][: len(kept)] != kept:
+                continue  # redrawn since it was consumed (a full-screen UI's dialog, in place): a new prompt
             if index < row:
                 lines[index] = ""
-            elif index == row:
+            else:
                 lines[index] = " " * min(col, len(lines[index])) + lines[index][col:]
         text = "\n".join(lines)
         best: tuple[int, Answer, int] | None = None
@@ -314,20 +344,28 @@ class Terminal:
         end_col = end - (text.rfind("\n", 0, end) + 1)
         return best[1], end_row, end_col
 
-    def answer_all(self, emit: Callable[[Snapshot], None]) -> list[Answer]:
+    def answer_all(self, emit: Callable[[Snapshot], None] | None) -> list[Answer]:
         """Every answer the screen now asks for, in order: each match is snapshotted (`answered`, at most
-        MAX_SNAPSHOTS) and consumed before the next is looked for."""
+        MAX_SNAPSHOTS; with no `emit`, the caller snapshots it when it types it) and consumed before the next is
+        looked for."""
         answers = []
         while (found := self.match()) is not None:
             answer, row, col = found
-            if self.snapshots < MAX_SNAPSHOTS:
+            if emit is not None and self.snapshots < MAX_SNAPSHOTS:
                 emit(self.snapshot("answered", answer))
             self.consume(row, col)
             answers.append(answer)
         return answers
 
     def consume(self, row: int, col: int) -> None:
-        self.consumed = (self.screen.scrolled + row, col, self.screen.clears)
+        scrolled = self.screen.scrolled
+        if self.consumed[2] != self.screen.clears:
+            self.seen.clear()
+        rendered = self.lines()
+        self.seen = {at: text for at, text in self.seen.items() if at >= scrolled}  # rows scrolled off are gone
+        for index in range(min(row + 1, len(rendered))):  # what was consumed of each row (an echo after it is not)
+            self.seen[scrolled + index] = rendered[index] if index < row else rendered[index][:col]
+        self.consumed = (scrolled + row, col, self.screen.clears)
         self.typed += 1
 
 
@@ -342,8 +380,12 @@ def run_tty(
     options: TtyOptions,
     stdin: bytes | None = None,
     on_snapshot: Callable[[Snapshot], None] | None = None,
+    steps: Sequence[UiStep] = (),
 ) -> TtyResult:
-    """Run argv to completion or timeout under a pseudo-terminal; nothing it started outlives the call."""
+    """Run argv to completion or timeout under a pseudo-terminal; nothing it started outlives the call.
+
+    `steps` are keys the lab types itself, in order (proxy/run/ui_steps.py); one marked `ends` typed, the client
+    has EXIT_GRACE seconds to exit before it is killed (outcome `ended`)."""
     try:
         proc = PtyProcess.spawn(
             list(argv),
@@ -356,7 +398,7 @@ def run_tty(
         return TtyResult(None, "failed-to-start", f"{argv[0]}: {exc.strerror or exc}", 0)
     waiter = _Waiter(proc.pid)
     try:
-        return _watch(proc, waiter, on_output, timeout, options, stdin, on_snapshot)
+        return _watch(proc, waiter, on_output, timeout, options, stdin, on_snapshot, steps)
     finally:
         kill_run(proc.pid, marker)  # an interruption still leaves nothing of the client running
         _kill_group(proc.pid)
@@ -421,27 +463,50 @@ def _watch(
     options: TtyOptions,
     stdin: bytes | None,
     on_snapshot: Callable[[Snapshot], None] | None,
+    steps: Sequence[UiStep] = (),
 ) -> TtyResult:
     term = Terminal(options)
     fd = proc.fd
-    os.set_blocking(fd, False)  # typing never blocks on a client that does not read: what waits is kept in `typed`
+    os.set_blocking(fd, False)  # typing never blocks on a client that does not read: what waits is in `keyboard`
     deadline = time.monotonic() + timeout
     last_output = time.monotonic()
     quiet_taken = False  # a waiting snapshot was taken since the last output
     eof = False
-    typed = bytearray(stdin or b"")  # what is still to be typed, written as the terminal takes it
+    keyboard = _Keyboard(stdin or b"", options.react)
     pacing = _MatchPacing()
+    pending = list(steps)  # the lab's own steps still to type, in order
+    ending: float | None = None  # when a UI that was told to exit is killed
 
     def emit(snapshot: Snapshot) -> None:
         if on_snapshot is not None:
             on_snapshot(snapshot)
 
     def answer() -> None:
-        nonlocal typed
         began = time.monotonic()
-        for found in term.answer_all(emit):  # two prompts in one chunk: both answered, in order
-            typed += found.text.encode("utf-8")
+        for found in term.answer_all(None):  # two prompts in one chunk: both answered, in order
+
+            def typing(answer: Answer = found) -> None:  # its snapshot: the screen as its first key goes
+                if term.snapshots < MAX_SNAPSHOTS:
+                    emit(term.snapshot("answered", answer))
+
+            keyboard.queue(split_keys(found.text), settle=True, on_start=typing)
         pacing.matched(began)
+
+    def step() -> None:
+        """Type the next step of the lab's own if its gate is open, the screen quiet and its ready pattern shown."""
+        nonlocal ending
+        if not pending or keyboard.busy or time.monotonic() - last_output < options.quiet:
+            return
+        due = pending[0]
+        if due.gate is not None and not due.gate.is_open:
+            return
+        if due.regex is not None and not due.regex.search(term.screen_text()):
+            return
+        pending.pop(0)
+        emit(term.snapshot("typed", step=due))
+        keyboard.queue(key_groups(due.keys))
+        if due.ends:
+            ending = time.monotonic() + EXIT_GRACE
 
     def timed_out() -> TtyResult:
         _kill_group(proc.pid)
@@ -449,21 +514,38 @@ def _watch(
         detail = f"still running after {timeout:g} s; it and every process it started was killed"
         return TtyResult(None, "timeout", detail, term.snapshots)
 
+    def ended() -> TtyResult:
+        _kill_group(proc.pid)
+        emit(term.snapshot("ended"))
+        detail = f"its task done, it had not exited {EXIT_GRACE:g} s after the lab typed its exit keys; it was killed"
+        return TtyResult(None, "ended", detail, term.snapshots)
+
     while not waiter.exited and not eof:
         now = time.monotonic()
         if now >= deadline:
             return timed_out()
+        if ending is not None and now >= ending:
+            return ended()
         wait = deadline - now if quiet_taken else min(deadline - now, max(0.0, last_output + options.quiet - now))
         if pacing.owed:
             wait = min(wait, max(0.0, pacing.due() - now))
-        ready, writable, _ = select.select([fd, waiter.read_end], [fd] if typed else [], [], wait)
+        if (released := keyboard.due(last_output)) is not None:
+            wait = min(wait, max(0.0, released - now))
+        if ending is not None:
+            wait = min(wait, max(0.0, ending - now))
+        gates = [pending[0].gate.fd] if pending and pending[0].gate is not None and not pending[0].gate.is_open else []
+        ready, writable, _ = select.select([fd, waiter.read_end, *gates], [fd] if keyboard.current else [], [], wait)
         if writable:
-            typed = _type(fd, typed)
+            keyboard.write(fd)
+        keyboard.release(time.monotonic(), last_output)
+        if gates and gates[0] in ready:
+            step()  # the gate opened (its byte stays: the gate is open from now on and no longer selected)
         if fd in ready:
             chunk = _read(fd, term, on_output)
             if chunk is None:
                 eof = True
             elif chunk:
+                keyboard.echoed()
                 last_output, quiet_taken, pacing.owed = time.monotonic(), False, True
                 if pacing.wants(time.monotonic(), paused=not select.select([fd], [], [], 0)[0]):
                     answer()
@@ -473,6 +555,9 @@ def _watch(
             quiet_taken = True
             if term.snapshots < MAX_SNAPSHOTS:
                 emit(term.snapshot("waiting"))
+            step()
+        elif quiet_taken and not keyboard.busy and pending:
+            step()  # what was typed is written and the screen is quiet again: the next step may be due
     # the client exited (or closed its terminal): its last output, each read awaited at most DRAIN_TAIL
     drain_until = min(deadline, time.monotonic() + DRAIN_SECONDS)
     while not eof and (left := drain_until - time.monotonic()) > 0:
@@ -483,14 +568,85 @@ def _watch(
         elif not chunk:
             break
     if not waiter.exited:  # the terminal closed, the client lives on: its exit is awaited to the deadline, as piped
-        select.select([waiter.read_end], [], [], max(0.0, deadline - time.monotonic()))
+        limit = deadline if ending is None else min(deadline, ending)
+        select.select([waiter.read_end], [], [], max(0.0, limit - time.monotonic()))
         if not waiter.exited:
             waiter.join(1)  # woken: the reaping thread is returning
         if not waiter.exited:
-            return timed_out()
+            return timed_out() if ending is None else ended()
     # then (in run_tty) whatever it left behind is killed, as after a piped run
     emit(term.snapshot("exit"))
-    return TtyResult(waiter.exit_code(), "exited", "", term.snapshots)
+    detail = "it exited after the lab typed its exit keys" if ending is not None else ""
+    return TtyResult(waiter.exit_code(), "exited", detail, term.snapshots)
+
+
+class _Keyboard:
+    """What is still to be typed: the keystroke group being written, then the groups waiting their turn.
+
+    A terminal UI draws a dialog a moment before the dialog listens to the keyboard, and it may redraw a spinner
+    all the while, so a key is typed when the screen has settled: an answer's first group once the output has been
+    quiet for SETTLE since its prompt matched, each later group once the one before was written whole, echoed
+    (output after it) and the output quiet again for SETTLE. SETTLE_MAX after its anchor a group goes anyway (a
+    client that echoes nothing, a spinner that never pauses)."""
+
+    def __init__(self, first: bytes, react: float = 0.0) -> None:
+        self.react = react  # an answer's first group waits at least this long (TtyOptions.react)
+        self.reacting = False  # the next group is an answer's first
+        self.current = bytearray(first)  # `stdin` under a terminal: typed at once, as one group
+        self.waiting: deque[tuple[bytes, Callable[[], None] | None]] = deque()  # a group, and what its going starts
+        self.anchor: float | None = None  # since when the next group waits (None: it goes at once)
+        self.echo = False  # the one before it is written whole and output arrived since
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.current or self.waiting)
+
+    def queue(
+        self, groups: Sequence[str], *, settle: bool = False, on_start: Callable[[], None] | None = None
+    ) -> None:
+        """Queue keystroke groups; `on_start` is called just before the first of them is typed."""
+        if not self.busy:
+            self.anchor, self.echo = (time.monotonic(), True) if settle else (None, False)
+            self.reacting = settle
+        kept = [group.encode("utf-8") for group in groups if group]
+        self.waiting.extend((group, on_start if index == 0 else None) for index, group in enumerate(kept))
+
+    def write(self, fd: int) -> None:
+        had = bool(self.current)
+        self.current = _type(fd, self.current)
+        if had and not self.current:
+            self.anchor, self.echo = time.monotonic(), False
+
+    def echoed(self) -> None:
+        if not self.current:
+            self.echo = True
+
+    def due(self, last_output: float) -> float | None:
+        """When the next waiting group goes if nothing else happens (None: nothing waits, or one is being typed)."""
+        if self.current or not self.waiting:
+            return None
+        if self.anchor is None:
+            return 0.0
+        floor = self.anchor + (self.react if self.reacting else 0.0)
+        latest = self.anchor + max(SETTLE_MAX, floor - self.anchor)
+        return max(floor, min(latest, last_output + SETTLE)) if self.echo else latest
+
+    def release(self, now: float, last_output: float) -> None:
+        if self.current or not self.waiting:
+            return
+        if self.anchor is not None:
+            waited = now - self.anchor
+            if self.reacting and waited < self.react:
+                return
+            if waited < max(SETTLE_MAX, self.react if self.reacting else 0.0) and (
+                not self.echo or now - last_output < SETTLE
+            ):
+                return
+        self.reacting = False
+        group, on_start = self.waiting.popleft()
+        if on_start is not None:
+            on_start()
+        self.current = bytearray(group)
 
 
 class _MatchPacing:

@@ -94,10 +94,11 @@ def coding_agents() -> tuple[Reference, ...]:
     )
 
 
-def coding_agent(name: str, note: str) -> Reference:
-    """A shipped coding agent (check --agent NAME) as the client, named `agent-NAME`; it needs
-    scripts/install-clients, which puts the agents in the cache."""
-    return Reference(f"agent-{name}", _agent_installed(name), False, note, agent=name)
+def coding_agent(name: str, note: str, *, tty: TtyOptions | None = None, suffix: str = "") -> Reference:
+    """A shipped coding agent (check --agent NAME) as the client, named `agent-NAME` (plus `suffix`); with `tty`,
+    its terminal UI (check --agent NAME --tty --answer ...). It needs scripts/install-clients, which puts the agents
+    in the cache."""
+    return Reference(f"agent-{name}{suffix}", _agent_installed(name), False, note, tty=tty, agent=name)
 
 
 def _agent_installed(name: str) -> Invocation:

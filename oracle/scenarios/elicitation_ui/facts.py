@@ -15,7 +15,9 @@ from backchannel.oracle.terminal import (
     Sighting,
     chunks,
     first_sighting,
+    is_tty,
     plain,
+    screen_text_until,
     screens_in,
     sighting_in,
     stream_names,
@@ -182,9 +184,7 @@ def _refused(rec: Recording, run: Run, tool: str) -> bool:
 
 
 def sighting_evidence(sighting: Sighting, run: Run, note: str) -> Evidence:
-    return Evidence(
-        kind="terminal", run=run.id, stream=sighting.stream, offset=sighting.offset, length=sighting.length, note=note
-    )
+    return sighting.evidence(run.id, note)
 
 
 def no_user_step(rec: Recording, run: Run) -> bool:
@@ -302,13 +302,17 @@ def _content_texts(payload: Any) -> list[str]:
 
 
 def text_until(rec: Recording, run: Run, until: float | None) -> str:
-    """What the client showed up to a moment (its chunks read by then, with the ordering slack), as plain text."""
+    """What the client showed up to a moment (its chunks read by then, with the ordering slack), as plain text;
+    under a terminal, then the screens taken by then (a full-screen UI's stream holds no sentence whole)."""
     parts = []
     for name in stream_names(rec, run.id):
         read = chunks(rec, run.id, name)
         raw = b"".join(c.data for c in read if until is None or c.t is None or c.t <= until + AMBIGUOUS_S)
         parts.append(plain(raw) if name == TTY else raw)
-    return b"".join(parts).decode("utf-8", "replace")
+    text = b"".join(parts).decode("utf-8", "replace")
+    if is_tty(rec, run.id):
+        text += "\n" + screen_text_until(rec, run.id, until)
+    return text
 
 
 def last_screen_before(rec: Recording, run: Run, until: float | None) -> Evidence | None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from backchannel.oracle.detectors.model_attribution import SERVER_NAME_FACT
 from backchannel.oracle.model import Evidence, Finding
-from backchannel.oracle.terminal import streams
+from backchannel.oracle.terminal import is_tty, screen_evidence, screens_in, streams
 from backchannel.recordings.model import Recording, Run
 
 from .facts import elicitation, judged_runs
@@ -21,9 +22,13 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 
 def server_names(rec: Recording, run: Run) -> tuple[str, ...]:
-    """What names the server: the name its results report (in `_meta`, or a 2025 initialize's serverInfo), and the
-    run URL's origin (with and without scheme)."""
+    """What names the server: the name its results report (in `_meta`, or a 2025 initialize's serverInfo), the name
+    a coding agent's configuration gave it (the name its user knows it by), and the run URL's origin (with and
+    without scheme)."""
     names: list[str] = []
+    configured = run.detail.facts.get(SERVER_NAME_FACT)
+    if isinstance(configured, str) and configured:
+        names.append(configured)
     for message in rec.messages_in(run.id):
         result = message.payload.get("result") if isinstance(message.payload, dict) else None
         meta: Any = result.get("_meta") if isinstance(result, dict) else None
@@ -46,9 +51,13 @@ def names_requesting_server(rec: Recording) -> Finding:
     named: list[Evidence] = []
     unnamed: list[Evidence] = []
     messages: list[bytes] = []
+    on_screens: list[tuple[Evidence, bool]] = []
     for run in runs:
         _judge_run(rec, run, messages, named, unnamed)
+        on_screens += _screen_showings(rec, run)
     run = runs[-1]
+    if not (named or unnamed) and on_screens:
+        return _judge_screens(on_screens)
     if not messages or not (named or unnamed):
         return Finding.skipped("elicitation-not-shown", "the client never showed an elicitation message", run=run.id)
     if unnamed:
@@ -83,3 +92,46 @@ def _judge_run(rec: Recording, run: Run, messages: list[bytes], named: list[Evid
                 )
                 (named if ok else unnamed).append(cited)
                 at = stream.data.find(needle, at + 1)
+
+
+def _screen_showings(rec: Recording, run: Run) -> list[tuple[Evidence, bool]]:
+    """A full-screen UI's showings (its stream holds no sentence whole): each rendered screen holding one of this
+    run's elicitation messages, and whether the server's name or origin is on it within WINDOW characters before."""
+    if not is_tty(rec, run.id):
+        return []
+    mine = []
+    for tool in (URL_TOOL, PUNYCODE_TOOL, FORM_TOOL):
+        found = elicitation(rec, run, tool)
+        message = found.params.get("message") if found else None
+        if isinstance(message, str) and message:
+            mine.append(message[:40])
+    names = server_names(rec, run)
+    out: list[tuple[Evidence, bool]] = []
+    for needle in mine:
+        for screen in screens_in(rec, run.id):
+            at = screen.text.find(needle)
+            if at < 0:
+                continue
+            ok = any(name in screen.text[max(0, at - WINDOW) : at] for name in names)
+            out.append((screen_evidence(screen, at, len(needle), "server named" if ok else "no name before it"), ok))
+            break  # its first screen: later ones redraw the same dialog
+    return out
+
+
+def _judge_screens(showings: list[tuple[Evidence, bool]]) -> Finding:
+    """Named on every first screen: PASS. Not named on one: WARN, never FAIL, because a rendered screen may have
+    scrolled the name (a dialog's title) off its top, which a stream could not."""
+    unnamed = [evidence for evidence, ok in showings if not ok]
+    run = showings[-1][0].run
+    if unnamed:
+        return Finding.warned(
+            f"{len(unnamed)} of {len(showings)} screen(s) showing an elicitation show no server name or origin above"
+            " it (a screen may have scrolled it off: a person should look)",
+            *unnamed,
+            run=unnamed[0].run,
+        )
+    return Finding.passed(
+        f"each of {len(showings)} screen(s) showing an elicitation names the requesting server",
+        *(evidence for evidence, _ in showings),
+        run=run,
+    )

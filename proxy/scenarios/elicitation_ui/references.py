@@ -14,6 +14,7 @@ from backchannel.proxy.scenarios.references import (
     Invocation,
     Reference,
     answered,
+    coding_agent,
     fastmcp_cli,
     py_sdk,
     toy,
@@ -23,6 +24,11 @@ from backchannel.proxy.scenarios.references import (
 # the toy agent's careful terminal client (`ui`), answered at its prompts under a terminal: open the URL, true, send
 UI_ANSWERS = (r"browser\? \[y\].*: =>y\n", r"\[enter to review\]: =>true\n", r"Send\? \[y\].*: =>y\n")
 UI_DECLINING = (r"browser\? \[y\].*: =>n\n", *UI_ANSWERS[1:])  # open-declined shows only when the user declines
+
+
+# Claude Code's own terminal UI (check --agent claude-code --tty): open the URL, then "I'm done, continue"; tick the
+# form's box, move to Accept and press Enter (its dialogs, measured with 2.1.332: docs/agents.md)
+CLAUDE_CODE_ANSWERS = (r"Open in browser=>\n", r"❯ I'm done, continue=>\n", r"Space to toggle=> \e[B\n")
 
 
 def ui(*flaws: str) -> Invocation:
@@ -68,6 +74,12 @@ REFERENCES = (
         toy(),
         True,
         "the toy agent as shipped, found by discovery (--target): its `mcp call URL TOOL`, once per tool, piped",
+    ),
+    coding_agent(
+        "claude-code",
+        "Claude Code's terminal UI (check --agent claude-code --tty), answered at its dialogs: open, continue, accept",
+        tty=answered(CLAUDE_CODE_ANSWERS),
+        suffix="-tty",
     ),
     Reference("py-sdk", py_sdk, False, "the Python SDK contract driver, piped"),
     Reference("ts-sdk", ts_sdk, False, "the TypeScript SDK v2 contract driver, piped"),

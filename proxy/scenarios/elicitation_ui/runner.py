@@ -1,7 +1,8 @@
 """The run side of `elicitation-ui`: one run of the client against the five tools, piped or under a terminal.
 
 A client that calls one tool per invocation (a CLI's `call URL TOOL`) takes `{tool}` in its command line: then it
-runs once per tool, each run named `contract` like the single one, so the checks read them alike.
+runs once per tool, each run named `contract` like the single one, so the checks read them alike. A coding agent
+(`check --agent`) runs once per tool too, its scripted model asking for that tool.
 
 With `--target` the CLI is discovered first (proxy/run/target_discovery.py): each trial call is answered at once
 with a JSON-RPC error, the server never asked, so no trial can start an elicitation the CLI would wait on. The
@@ -19,6 +20,7 @@ from typing import Any
 from backchannel.oracle.harness import NOT_RUN  # the anomaly a failed discovery leaves: ERROR for every check
 from backchannel.oracle.scenarios.elicitation_ui import payloads
 from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.run.agent_lab import is_agent_client, scripted
 from backchannel.proxy.run.capture import Capture
 from backchannel.proxy.run.discovery import TOOL_SLOT, ToolTemplate, tool_template
 from backchannel.proxy.run.target_discovery import discover_target
@@ -81,7 +83,12 @@ def run(options: CheckOptions, progress: Progress) -> Path:
         if invocation is None:
             return options.out
         capture.set_meta(Invocation(argv=invocation))
-        runs = [(template.argv_for(tool), tool) for tool in payloads.TOOLS] if template else [(invocation, None)]
+        if template:
+            runs = [(template.argv_for(tool), tool) for tool in payloads.TOOLS]
+        elif is_agent_client(invocation):  # an agent calls the tool its scripted model asks for: one run per tool
+            runs = [(invocation, tool) for tool in payloads.TOOLS]
+        else:
+            runs = [(invocation, None)]
         terminal = under_terminal(options.tty)
         how = "under a terminal" if terminal else "piped, answered at its prompts" if options.tty else "piped"
         for argv, tool in runs:
@@ -91,7 +98,8 @@ def run(options: CheckOptions, progress: Progress) -> Path:
             run_ = capture.new_run(RUN, {}, scenario=SCENARIO, facts=facts)
             what = f"the tool {tool}" if tool else "the five elicitation-ui tools"
             progress(f"running the client against {what}, {how}")
-            capture.run_client(run_, list(argv), timeout=options.timeout, stdin=options.stdin)
+            with scripted({"tool": tool} if tool is not None and is_agent_client(argv) else None):
+                capture.run_client(run_, list(argv), timeout=options.timeout, stdin=options.stdin)
     return options.out
 
 

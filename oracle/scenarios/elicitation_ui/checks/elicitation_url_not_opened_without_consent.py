@@ -32,7 +32,10 @@ def judge(rec: Recording) -> Iterator[Finding]:
     the prompt (under --tty, or piped with --no-tty) the moment it was typed (its `answered` snapshot) decides,
     otherwise the moment the answer left (an open up to 0.25 s before it is too close to order: WARN). Where the
     run had no user step at all (nothing typed, nothing on stdin) there is no consent to order against: any open
-    fails. An open after an accept a user gave is an observation, not a finding."""
+    fails. An open after an accept a user gave is an observation, not a finding. An open in a run answered decline or
+    cancel fails when it came after that answer, with no user step before it, or after the user's last step; between
+    two steps of the user's, the refusal after it, it is WARN (a UI may ask to open and then ask again; which key meant "open" is not on
+    the wire)."""
     if predates(rec.format_version, OPENS_FROM):
         yield Finding.skipped("opens-not-recorded", f"a {rec.format_version} recording does not record URL openers")
         return
@@ -70,13 +73,13 @@ def judge(rec: Recording) -> Iterator[Finding]:
 
 def _judge_open(rec: Recording, run_id: str, asked: Elicitation, opened: UrlOpen) -> tuple[str, str]:
     action = asked.action
-    if action in ("decline", "cancel"):
-        return "fail", f"opened {asked.tool}'s URL though the user chose {action}"
     typed = [
         s.t
         for s in screens_in(rec, run_id)
         if s.reason == "answered" and s.t is not None and s.t >= (asked.asked.t or 0)
     ]
+    if action in ("decline", "cancel"):
+        return _after_refusal(asked, opened, typed)
     if not typed and no_user_step(rec, rec.run(run_id)):
         return "fail", f"opened {asked.tool}'s URL with {NO_USER_STEP}"
     if opened.t is None:
@@ -93,3 +96,24 @@ def _judge_open(rec: Recording, run_id: str, asked: Elicitation, opened: UrlOpen
     if opened.t < left:
         return "warn", f"opened {asked.tool}'s URL {(left - opened.t) * 1000:.0f} ms before the answer left (too close)"
     return "ok", f"opened {asked.tool}'s URL after the answer ({action}) left"
+
+
+def _after_refusal(asked: Elicitation, opened: UrlOpen, typed: list[float]) -> tuple[str, str]:
+    """An open in a run whose answer was decline or cancel. After that answer left, with no user step before it, or
+    with the user's last step (the refusal) before it: FAIL. Between two steps of the user's, the refusal after it:
+    WARN, since a UI may ask twice (Claude Code: "Open in browser", then "I'm done, continue" or "Decline") and
+    whether the first step meant "open" is for a person to see."""
+    action = asked.action
+    left = asked.retry.t if asked.retry is not None else None
+    if opened.t is not None and left is not None and opened.t > left + AMBIGUOUS_S:
+        return "fail", f"opened {asked.tool}'s URL {opened.t - left:.2f} s after the user chose {action}"
+    before = [t for t in typed if opened.t is None or t <= opened.t]
+    after = [t for t in typed if opened.t is not None and t > opened.t and (left is None or t <= left)]
+    if before and not after:  # the user's last step, the refusal itself, came before the open
+        return "fail", f"opened {asked.tool}'s URL after the user's step that answered {action}"
+    if before:
+        return "warn", (
+            f"opened {asked.tool}'s URL after a step the user took at its prompt, then answered {action}: whether that"
+            " step asked for it to open is for a person to see"
+        )
+    return "fail", f"opened {asked.tool}'s URL though the user chose {action}, with no step of theirs before it"
