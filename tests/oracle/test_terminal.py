@@ -8,11 +8,14 @@ from backchannel.oracle.detectors.carriers import carriers
 from backchannel.oracle.harness import harness_problems
 from backchannel.oracle.model import Evidence
 from backchannel.oracle.terminal import (
+    SCREEN,
     error_text,
+    first_sighting,
     is_tty,
     plain,
     raw_bytes,
     screen_evidence,
+    screen_text_until,
     stream_bytes,
     stream_names,
     streams,
@@ -128,3 +131,46 @@ def test_evidence_of_the_existing_kinds_renders_as_it_always_did():
     evidence = Evidence(kind="terminal", run="a", stream="stdout", offset=3, length=2, note="n")
     assert evidence.as_dict() == {"kind": "terminal", "run": "a", "stream": "stdout", "offset": 3, "length": 2,
                                   "note": "n"}  # fmt: skip
+
+
+def _screen(run: str, text: str, t: float, seq_rows: int = 3) -> dict[str, object]:
+    return {
+        "run_id": run,
+        "reason": "waiting",
+        "rows": seq_rows,
+        "cols": 40,
+        "cursor_row": 0,
+        "cursor_col": 0,
+        "text": text,
+        "t": t,
+    }
+
+
+def test_a_text_a_full_screen_ui_never_wrote_whole_is_sighted_on_its_first_screen_showing_it(tmp_path):
+    """Such a UI writes each word at a cursor position and no spaces: the stream reads `Openthedoor`."""
+    rec = load(
+        new_recording(
+            tmp_path / "r.sqlite",
+            runs=[{"id": "a"}],
+            terminal=[_chunk("a", "tty", b"\x1b[1GOpen\x1b[6Gthe\x1b[10Gdoor")],
+            screens=[_screen("a", "title", 1.0), _screen("a", "title\n  Open the door now", 2.0)],
+        )
+    )
+    sighting = first_sighting(rec, "a", "Open the door")
+    assert sighting is not None and sighting.stream == SCREEN and sighting.t == 2.0
+    evidence = sighting.evidence("a", "shown")
+    assert evidence.kind == "screen" and evidence.rows == (1, 2) and evidence.cols == (2, 15)
+    assert screen_text_until(rec, "a", 1.5) == "title"
+
+
+def test_a_text_the_stream_holds_is_sighted_there_not_on_a_screen(tmp_path):
+    rec = load(
+        new_recording(
+            tmp_path / "r.sqlite",
+            runs=[{"id": "a"}],
+            terminal=[_chunk("a", "tty", b"Open the door\r\n")],
+            screens=[_screen("a", "Open the door", 0.5)],
+        )
+    )
+    sighting = first_sighting(rec, "a", "Open the door")
+    assert sighting is not None and sighting.stream == "tty" and sighting.evidence("a", "").kind == "terminal"

@@ -59,10 +59,11 @@ def test_codex_call_tool_approves_the_server_in_its_config(tmp_path: Path) -> No
     assert allowed["features"] == {"plugins": False, "remote_plugin": False, "apps": False}
 
 
-def test_gemini_cli_interactive_command_keeps_the_arm_and_the_prompt(tmp_path: Path) -> None:
+def test_gemini_cli_interactive_command_keeps_the_arm_and_its_task_is_typed_not_given(tmp_path: Path) -> None:
     launch = expand_recipe(load_recipe("gemini-cli"), "call-tool", _values(tmp_path), interactive=True)
-    assert launch.argv[-2:] == ("--prompt-interactive", launch.argv[-1])
-    assert "-p" not in launch.argv and "--yolo" not in launch.argv
+    assert not any("get_repo_status tool" in part for part in launch.argv)  # [tty] types the task instead
+    assert launch.task_keys[0].startswith("Use the get_repo_status tool") and launch.task_keys[-1] == "\r"
+    assert "-p" not in launch.argv and "--prompt-interactive" not in launch.argv and "--yolo" not in launch.argv
     settings = json.loads(dict(launch.files)[".gemini/settings.json"])
     assert settings["privacy"] == {"usageStatisticsEnabled": False}
 
@@ -117,6 +118,7 @@ def test_claude_codes_approved_key_is_the_tail_of_the_dummy_key(tmp_path: Path) 
     }
 
 
-def test_claude_codes_interactive_prompt_follows_a_double_dash(tmp_path: Path) -> None:
-    argv = expand_recipe(load_recipe("claude-code"), "call-tool", _values(tmp_path), interactive=True).argv
-    assert argv[-4:-1] == ("--allowedTools", "mcp__backchannel-endpoint__get_repo_status", "--")
+def test_claude_codes_interactive_command_ends_with_its_arm_and_its_task_goes_to_the_keyboard(tmp_path: Path) -> None:
+    launch = expand_recipe(load_recipe("claude-code"), "call-tool", _values(tmp_path), interactive=True)
+    assert launch.argv[-2:] == ("--allowedTools", "mcp__backchannel-endpoint__get_repo_status")
+    assert launch.task_keys == (launch.task_keys[0], "\r") and "get_repo_status" in launch.task_keys[0]

@@ -78,3 +78,26 @@ def test_a_recording_older_than_the_openers_is_a_skip(tmp_path):
 
     rec = replace(build(tmp_path, answer={"action": "accept"}), format_version="m004_screens")
     assert judged(CHECK, rec).status == "SKIP"
+
+
+def test_an_open_between_two_user_steps_then_a_decline_is_warn_for_a_person(tmp_path):
+    """A UI that asks twice (Claude Code: "Open in browser", then "I'm done, continue" or "Decline"): the user's
+    first step may have asked for the open; which key meant what is not on the wire."""
+    screens = [_answered_screen(ASKED_T + 1), _answered_screen(ASKED_T + 3)]
+    rec = build(tmp_path, answer={"action": "decline"}, opens=[(URL, ASKED_T + 2)], screens=screens)
+    finding = judged(CHECK, rec)
+    assert finding.status == "WARN" and "for a person to see" in finding.message
+
+
+def test_an_open_after_the_users_last_step_of_a_declined_prompt_fails(tmp_path):
+    screens = [_answered_screen(ASKED_T + 1)]
+    rec = build(tmp_path, answer={"action": "decline"}, opens=[(URL, ASKED_T + 2)], screens=screens)
+    finding = judged(CHECK, rec)
+    assert finding.status == "FAIL" and "after the user's step that answered decline" in finding.message
+
+
+def test_an_open_of_a_declined_url_with_no_user_step_before_it_fails(tmp_path):
+    screens = [_answered_screen(ASKED_T + 3)]
+    rec = build(tmp_path, answer={"action": "cancel"}, opens=[(URL, ASKED_T + 2)], screens=screens)
+    finding = judged(CHECK, rec)
+    assert finding.status == "FAIL" and "no step of theirs before it" in finding.message
