@@ -241,3 +241,26 @@ def sighting_in(rec: Recording, run_id: str, name: str, needle: str) -> Sighting
     if name == TTY:  # evidence offsets into a tty stream are offsets into its plain text (stream_bytes)
         first, last = len(plain(raw[:first])), len(plain(raw[: last + 1])) - 1
     return Sighting(name, first, last + 1 - first, t)
+
+
+SCREEN_WINDOW = 512  # characters before a text on a screen in which a name counts as naming it (as in a stream)
+
+
+def screen_names_body(rec: Recording, run_id: str, body: str, names: list[str]) -> ScreenSnapshot | None:
+    """The first screen snapshot showing `body` with one of `names` in the SCREEN_WINDOW characters above it (a
+    terminal UI's rendered order, which its stream need not follow), if any."""
+    for snapshot in screens_in(rec, run_id):
+        at = snapshot.text.find(body)
+        if at >= 0 and any(name and name in snapshot.text[max(0, at - SCREEN_WINDOW) : at] for name in names):
+            return snapshot
+    return None
+
+
+# moving the cursor to a place (CUP/HVP row;col, CHA column, VPA row) or switching to the alternate screen: a client
+# that does either draws its screen in an order its stream does not keep
+_ADDRESSING = re.compile(rb"\x1b\[[0-9;]*[HfGd]|\x1b\[\?(?:1049|1047|47)h")
+
+
+def draws_at_cursor(rec: Recording, run_id: str) -> bool:
+    """Whether the run's terminal UI places text by cursor address (its stream's order is not its screen's)."""
+    return is_tty(rec, run_id) and _ADDRESSING.search(raw_bytes(rec, run_id, TTY)) is not None

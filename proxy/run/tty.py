@@ -601,9 +601,7 @@ class _Keyboard:
     def busy(self) -> bool:
         return bool(self.current or self.waiting)
 
-    def queue(
-        self, groups: Sequence[str], *, settle: bool = False, on_start: Callable[[], None] | None = None
-    ) -> None:
+    def queue(self, groups: Sequence[str], *, settle: bool = False, on_start: Callable[[], None] | None = None) -> None:
         """Queue keystroke groups; `on_start` is called just before the first of them is typed."""
         if not self.busy:
             self.anchor, self.echo = (time.monotonic(), True) if settle else (None, False)

@@ -10,7 +10,12 @@ from backchannel.oracle import harness
 from backchannel.oracle.detectors.attribution import Occurrence, judge_occurrence
 from backchannel.oracle.detectors.carriers import Carrier, carriers, lab_files
 from backchannel.oracle.detectors.markers import WITNESS_FILE, Markers, occurrences, read_marker
-from backchannel.oracle.detectors.model_attribution import ModelOccurrence, ServerNames, occurrences_in
+from backchannel.oracle.detectors.model_attribution import (
+    SERVER_NAME_FACT,
+    ModelOccurrence,
+    ServerNames,
+    occurrences_in,
+)
 from backchannel.oracle.detectors.model_carrier import CARRIER, ModelCarrier, model_evidence
 from backchannel.oracle.detectors.model_context import ModelContext, context_of
 from backchannel.oracle.model import Evidence, Finding
@@ -43,8 +48,13 @@ def options_of(rec: Recording) -> ProbeOptions:
 
 
 def anchors_for(rec: Recording, run: Run) -> list[str]:
-    """The server's nonce-tagged name and every origin the client could know it by."""
+    """The server's nonce-tagged name, the name a coding agent's configuration gave it (the same name with the
+    characters the agent's tool names refuse made `_`: what its UI shows), and every origin the client could know it
+    by."""
     out = [markers_of(rec).server_name]
+    configured = run.detail.facts.get(SERVER_NAME_FACT)
+    if isinstance(configured, str) and configured and configured not in out:
+        out.append(configured)
     for url in (run.detail.url or "", run.upstream):
         parts = urlsplit(url)
         if parts.hostname and parts.port:

@@ -34,8 +34,8 @@ def judge(rec: Recording) -> Iterator[Finding]:
     run had no user step at all (nothing typed, nothing on stdin) there is no consent to order against: any open
     fails. An open after an accept a user gave is an observation, not a finding. An open in a run answered decline or
     cancel fails when it came after that answer, with no user step before it, or after the user's last step; between
-    two steps of the user's, the refusal after it, it is WARN (a UI may ask to open and then ask again; which key meant "open" is not on
-    the wire)."""
+    two steps of the user's, the refusal after it, it is WARN (a UI may ask to open and then ask again; which key
+    meant "open" is not on the wire)."""
     if predates(rec.format_version, OPENS_FROM):
         yield Finding.skipped("opens-not-recorded", f"a {rec.format_version} recording does not record URL openers")
         return

@@ -7,11 +7,13 @@ from collections.abc import Iterator
 from backchannel.oracle.judge import scenarios_of
 from backchannel.oracle.model import Finding
 from backchannel.oracle.registry import check
+from backchannel.oracle.terminal import TTY, draws_at_cursor, screen_names_body
 from backchannel.recordings.model import Recording
 
 from ..facts import (
     SCENARIO,
     SPEC,
+    anchors_for,
     asked_on_stream,
     first_run,
     gate,
@@ -69,6 +71,22 @@ def judge(rec: Recording) -> Iterator[Finding]:
         return
     body = len(markers_of(rec).body)
     unnamed = [s for s in shown if s.names_server is False]
+    if unnamed and all(s.carrier == TTY for s in unnamed) and draws_at_cursor(rec, probe.id):
+        # a terminal UI that draws at cursor positions writes its stream in another order than its screen shows
+        # it: a name above the message on the screen may come after it in the stream. The screens decide.
+        named_on_screen = screen_names_body(rec, probe, markers_of(rec).body, anchors_for(rec, probe))
+        if named_on_screen is not None:
+            unnamed = []
+        else:
+            yield Finding.warned(
+                f"{len(unnamed)} of {len(shown)} showing(s) of the elicitation have no server name or origin before "
+                "them in the terminal's stream, and no screen snapshot shows one above the message; a terminal UI's "
+                "stream is not its screen's order, so a person should look",
+                *[s.evidence(probe, body, "no server name or origin before it in the stream") for s in unnamed],
+                run=probe.id,
+                observations=unread,
+            )
+            return
     if unnamed:
         yield Finding.failed(
             f"{len(unnamed)} of {len(shown)} showing(s) of the elicitation name no server (neither name nor origin)",

@@ -1,8 +1,8 @@
 """elicitation-names-requesting-server on elicitation-ui recordings: the server's name or origin before each message."""
 
+from backchannel.oracle.scenarios.elicitation_ui import payloads
 from backchannel.oracle.scenarios.elicitation_ui.facts import client_run
 from backchannel.oracle.scenarios.elicitation_ui.naming import names_requesting_server, server_names
-from backchannel.oracle.scenarios.elicitation_ui import payloads
 from tests.oracle.reference import recording
 from tests.oracle.scenarios.elicitation_ui.builder import ASKED_T, NONCE, URL, build
 
