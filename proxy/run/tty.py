@@ -57,7 +57,7 @@ import pyte
 from ptyprocess import PtyProcess
 
 from backchannel.proxy.run.reaper import die_with_parent, kill_run
-from backchannel.proxy.run.ui_steps import UiStep, key_groups, split_keys
+from backchannel.proxy.run.ui_steps import Gate, UiStep, key_groups, split_keys
 
 TERM = "xterm-256color"
 QUIET = 0.3  # seconds without output, the process alive: the client is taken to be waiting for input
@@ -476,6 +476,7 @@ def _watch(
     pacing = _MatchPacing()
     pending = list(steps)  # the lab's own steps still to type, in order
     ending: float | None = None  # when a UI that was told to exit is killed
+    woken: set[Gate] = set()  # gates whose wake-up byte select reported (it stays: they are selected no more)
 
     def emit(snapshot: Snapshot) -> None:
         if on_snapshot is not None:
@@ -533,12 +534,16 @@ def _watch(
             wait = min(wait, max(0.0, released - now))
         if ending is not None:
             wait = min(wait, max(0.0, ending - now))
-        gates = [pending[0].gate.fd] if pending and pending[0].gate is not None and not pending[0].gate.is_open else []
+        # selected until its wake-up is seen, not while it is closed: one opened after step() looked at it and
+        # before this line would otherwise go unnoticed until the next output (a quiet UI: until the deadline)
+        gate = pending[0].gate if pending else None
+        gates = [gate.fd] if gate is not None and gate not in woken else []
         ready, writable, _ = select.select([fd, waiter.read_end, *gates], [fd] if keyboard.current else [], [], wait)
         if writable:
             keyboard.write(fd)
         keyboard.release(time.monotonic(), last_output)
-        if gates and gates[0] in ready:
+        if gate is not None and gates and gates[0] in ready:
+            woken.add(gate)
             step()  # the gate opened (its byte stays: the gate is open from now on and no longer selected)
         if fd in ready:
             chunk = _read(fd, term, on_output)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tomllib
 from pathlib import Path
@@ -59,11 +60,10 @@ def test_codex_call_tool_approves_the_server_in_its_config(tmp_path: Path) -> No
     assert allowed["features"] == {"plugins": False, "remote_plugin": False, "apps": False}
 
 
-def test_gemini_cli_interactive_command_keeps_the_arm_and_its_task_is_typed_not_given(tmp_path: Path) -> None:
+def test_gemini_cli_interactive_command_keeps_the_arm_and_leaves_the_prompt_to_be_typed(tmp_path: Path) -> None:
     launch = expand_recipe(load_recipe("gemini-cli"), "call-tool", _values(tmp_path), interactive=True)
-    assert not any("get_repo_status tool" in part for part in launch.argv)  # [tty] types the task instead
-    assert launch.task_keys[0].startswith("Use the get_repo_status tool") and launch.task_keys[-1] == "\r"
-    assert "-p" not in launch.argv and "--prompt-interactive" not in launch.argv and "--yolo" not in launch.argv
+    assert "--prompt-interactive" not in launch.argv and launch.task_keys[0] not in launch.argv
+    assert "-p" not in launch.argv and "--yolo" not in launch.argv
     settings = json.loads(dict(launch.files)[".gemini/settings.json"])
     assert settings["privacy"] == {"usageStatisticsEnabled": False}
 
@@ -118,7 +118,23 @@ def test_claude_codes_approved_key_is_the_tail_of_the_dummy_key(tmp_path: Path) 
     }
 
 
-def test_claude_codes_interactive_command_ends_with_its_arm_and_its_task_goes_to_the_keyboard(tmp_path: Path) -> None:
-    launch = expand_recipe(load_recipe("claude-code"), "call-tool", _values(tmp_path), interactive=True)
-    assert launch.argv[-2:] == ("--allowedTools", "mcp__backchannel-endpoint__get_repo_status")
-    assert launch.task_keys == (launch.task_keys[0], "\r") and "get_repo_status" in launch.task_keys[0]
+def test_claude_codes_interactive_command_ends_with_the_arm_and_gives_no_prompt(tmp_path: Path) -> None:
+    argv = expand_recipe(load_recipe("claude-code"), "call-tool", _values(tmp_path), interactive=True).argv
+    assert argv[-2:] == ("--allowedTools", "mcp__backchannel-endpoint__get_repo_status")
+    assert "--" not in argv  # no prompt follows: the lab types it into the UI ([tty])
+
+
+def test_an_interactive_run_of_a_recipe_with_tty_types_the_filled_in_prompt_then_enter(tmp_path: Path) -> None:
+    for name in ("claude-code", "codex", "gemini-cli"):
+        launch = expand_recipe(load_recipe(name), "call-tool", _values(tmp_path), interactive=True)
+        prompt, enter = launch.task_keys
+        assert "get_repo_status tool of the backchannel-endpoint MCP server" in prompt and enter == "\r"
+        assert "{" not in prompt
+        assert prompt not in launch.argv  # typed into the UI, not given on its command line as well
+
+
+def test_a_run_without_a_terminal_ui_to_drive_has_no_task_keys(tmp_path: Path) -> None:
+    recipe = load_recipe("claude-code")
+    assert expand_recipe(recipe, "default", _values(tmp_path)).task_keys == ()
+    untyped = dataclasses.replace(recipe, tty=None)
+    assert expand_recipe(untyped, "default", _values(tmp_path), interactive=True).task_keys == ()

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from backchannel.proxy.agents.recipe import ARMS, RECIPES_DIR, RecipeError, load_recipe, shipped_recipes
+from backchannel.proxy.agents.recipe import (
+    ARMS,
+    DEFAULT_TASK_KEYS,
+    RECIPES_DIR,
+    RecipeError,
+    TtyRecipe,
+    load_recipe,
+    shipped_recipes,
+)
 
 SHIPPED = ("claude-code", "codex", "gemini-cli")
 PACKAGES = Path(__file__).resolve().parents[3] / "proxy" / "agents" / "packages"
@@ -114,3 +123,73 @@ def test_every_shipped_recipe_parses_as_plain_toml_with_a_comment_on_each_arm() 
         tomllib.loads(text)
         for arm in ARMS:
             assert load_recipe(name).arm(arm).why
+
+
+# ------------------------------------------------------------------------------------------------ [tty]
+
+CLAUDE_READY = r"ready = '^❯\s*$'"
+
+
+def test_a_tty_table_gives_the_ready_pattern_the_task_and_exit_keys_and_the_reaction_time() -> None:
+    assert load_recipe("claude-code").tty == TtyRecipe(r"^❯\s*$", ("{prompt}", "\r"), ("/exit", "\r"), 1.0)
+    codex = load_recipe("codex").tty
+    assert codex is not None and (codex.exit, codex.react) == (("/quit", "\r"), 0.0)
+
+
+def test_a_tty_table_without_task_keys_types_the_prompt_then_enter(tmp_path: Path) -> None:
+    path = _broken(tmp_path, 'task = ["{prompt}", "\\r"]\n', "", "codex")
+    tty = load_recipe(path).tty
+    assert tty is not None and tty.task == DEFAULT_TASK_KEYS == ("{prompt}", "\r")
+
+
+def test_every_shipped_recipe_drives_its_terminal_ui_with_a_ready_pattern_that_compiles() -> None:
+    for name in SHIPPED:
+        recipe = load_recipe(name)
+        assert recipe.tty is not None, name
+        ready = re.compile(recipe.tty.ready, re.MULTILINE)
+        assert ready.search("") is None
+        assert any("{prompt}" in key for key in recipe.tty.task) and recipe.tty.exit
+        assert not any("{prompt}" in part for part in recipe.interactive)  # the task is typed, not given twice
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("react = 1.0", "react = 1.0\ncolour = 1", "tty.colour: unknown key (known: ready, task, exit, react)"),
+        (CLAUDE_READY, "ready = '(unclosed'", "tty.ready: '(unclosed' is not a regular expression"),
+        (CLAUDE_READY, r"ready = '^\s*$'", "matches an empty screen, so it says nothing about the UI"),
+        (CLAUDE_READY, "ready = 7", "tty.ready: "),
+        ('task = ["{prompt}", "\\r"]', 'task = ["hello", "\\r"]', "tty.task: must hold {prompt}"),
+        ('task = ["{prompt}", "\\r"]', 'task = ["{task}"]', "tty.task: unknown placeholder {task}"),
+        ('task = ["{prompt}", "\\r"]', "task = []", "tty.task: must be a non-empty list of non-empty strings"),
+        ('exit = ["/exit", "\\r"]', "", "tty.exit: missing"),
+        ('exit = ["/exit", "\\r"]', 'exit = ["/exit", ""]', "tty.exit: must be a non-empty list"),
+        ("react = 1.0", "react = 11", "tty.react: must be a number of seconds from 0 to 10, got 11"),
+        ("react = 1.0", "react = -0.5", "tty.react: must be a number of seconds from 0 to 10, got -0.5"),
+        ("react = 1.0", "react = true", "tty.react: must be a number of seconds from 0 to 10, got True"),
+        ("react = 1.0", 'react = "1"', "tty.react: must be a number of seconds from 0 to 10, got '1'"),
+        ("[tty]\n", "[tty.inner]\n", "tty.inner: unknown key"),
+    ],
+)
+def test_a_bad_tty_table_is_named_with_the_file(tmp_path: Path, old: str, new: str, message: str) -> None:
+    path = _broken(tmp_path, old, new)
+    with pytest.raises(RecipeError) as raised:
+        load_recipe(path)
+    assert str(raised.value).startswith(f"{path}: ")
+    assert message in str(raised.value)
+
+
+def test_a_tty_value_that_is_not_a_table_is_refused(tmp_path: Path) -> None:
+    text = (RECIPES_DIR / "codex.toml").read_text()
+    path = tmp_path / "flat.toml"
+    path.write_text('tty = "yes"\n' + text[: text.index("\n[tty]\n")] + text[text.index("\n[arms.default]\n") :])
+    with pytest.raises(RecipeError, match=f"^{path}: tty: must be a table"):
+        load_recipe(path)
+
+
+def test_an_interactive_command_holding_the_prompt_is_refused_when_tty_types_the_task(tmp_path: Path) -> None:
+    path = _broken(
+        tmp_path, 'interactive = ["{exe}", "{arm_args}"]', 'interactive = ["{exe}", "{arm_args}", "{prompt}"]', "codex"
+    )
+    with pytest.raises(RecipeError, match=r"run.interactive: must not hold \{prompt\} when \[tty\] types the task"):
+        load_recipe(path)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,12 +39,14 @@ class ModelLab:
         return load(self.path).model_exchanges
 
 
-def start_lab(tmp_path: Path, script: ModelScript = SCRIPT, **limits: int) -> ModelLab:
+def start_lab(
+    tmp_path: Path, script: ModelScript = SCRIPT, on_final: Callable[[], None] | None = None, **limits: int
+) -> ModelLab:
     path = tmp_path / "model.sqlite"
     store.create(path, RecordingInfo(nonce="model-test", tool_version="test"))
     writer = store.RecordingWriter(path)
     writer.insert(RunRow(id=RUN, ordinal=1, name="agent", scenario=None, upstream="http://127.0.0.1:9/mcp", plan={}))
-    stand_in = ModelStandIn(script, writer.insert, run_id=RUN, **limits)
+    stand_in = ModelStandIn(script, writer.insert, run_id=RUN, on_final=on_final, **limits)
     return ModelLab(stand_in, stand_in.start(), path, writer)
 
 

@@ -99,3 +99,45 @@ def test_a_gzip_body_is_read_decoded_and_an_unknown_encoding_or_a_bomb_is_refuse
     assert (zstd.status_code, bomb.status_code) == (415, 413)
     assert rows[0].request_body == orjson.dumps(MESSAGES)
     assert rows[1].step and "'zstd' is not supported" in rows[1].step["reason"]
+
+
+# ------------------------------------------------------------------------------------------------ on_final
+
+TOOL = "mcp__backchannel__get_repo_status"
+OFFERED = [{"name": TOOL, "description": "the repo's status", "input_schema": {"type": "object"}}]
+CALLED = [
+    *MESSAGES["messages"],
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": TOOL, "input": {}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "clean"}]},
+]
+
+
+def _finals(tmp_path: Path, *bodies: dict[str, object]) -> tuple[int, list[str]]:
+    """Post each Messages body in turn; how often on_final was called once the stand-in stopped, and each step."""
+    finals: list[int] = []
+    lab = start_lab(tmp_path, on_final=lambda: finals.append(1))
+    try:
+        for body in bodies:
+            assert httpx.post(f"{lab.url}/v1/messages", json=body, timeout=10).status_code == 200
+    finally:
+        rows = lab.exchanges()  # each row is written after its reply and its on_final: every call is counted
+    return len(finals), [f"{r.step['action']}/{r.step.get('after', '')}" for r in rows if r.step]
+
+
+def test_on_final_is_called_once_after_the_answer_that_follows_a_tool_result_and_not_for_the_tool_call(tmp_path):
+    finals, steps = _finals(
+        tmp_path, {**MESSAGES, "tools": OFFERED}, {**MESSAGES, "messages": CALLED, "tools": OFFERED}
+    )
+    assert steps == ["call-tool/", "answer/tool-result"]
+    assert finals == 1
+
+
+def test_on_final_is_called_when_the_scripted_tool_is_not_offered(tmp_path):
+    other = [{"name": "Write", "description": "write a file", "input_schema": {"type": "object"}}]
+    finals, steps = _finals(tmp_path, {**MESSAGES, "tools": other})
+    assert steps == ["tool-not-offered/"] and finals == 1
+
+
+def test_on_final_is_not_called_for_a_side_request_offering_no_tools(tmp_path):
+    finals, steps = _finals(tmp_path, MESSAGES, MESSAGES)
+    assert steps == ["answer/no-tools-offered"] * 2 and finals == 0

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import sys
 import textwrap
+import threading
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,7 @@ from backchannel.proxy.run.tty import (
     parse_answer,
     parse_tty_size,
 )
+from backchannel.proxy.run.ui_steps import Gate, UiStep
 from backchannel.recordings import load
 from backchannel.recordings.model import Recording
 from tests.factories import new_recording
@@ -33,19 +37,36 @@ def _run(
     tty: TtyOptions | None = DEFAULT,
     timeout: float = 20.0,
     stdin: bytes | None = None,
+    steps: Sequence[UiStep] = (),
+    seen: Callable[[bytes, Snapshot | None], None] | None = None,
 ) -> tuple[LabResult, bytes, list[Snapshot], dict[str, bytes]]:
+    """Run `code` in a lab; `seen(output so far, snapshot or None)` is told of every chunk and snapshot as it comes."""
     lab = Lab("t")
     chunks: list[tuple[str, bytes]] = []
     shots: list[Snapshot] = []
+    so_far = bytearray()
+
+    def output(stream: str, data: bytes) -> None:
+        chunks.append((stream, data))
+        if seen is not None:
+            so_far.extend(data)
+            seen(bytes(so_far), None)
+
+    def shot(snapshot: Snapshot) -> None:
+        shots.append(snapshot)
+        if seen is not None:
+            seen(bytes(so_far), snapshot)
+
     try:
         result = lab.run(
             [sys.executable, "-c", textwrap.dedent(code)],
             lab.env(URL, tty=tty),
-            lambda stream, data: chunks.append((stream, data)),
+            output,
             timeout,
             stdin=stdin,
             tty=tty,
-            on_snapshot=shots.append,
+            on_snapshot=shot,
+            steps=steps,
         )
     finally:
         lab.close()
@@ -416,3 +437,187 @@ def test_the_screens_backlog_keeps_only_the_last_bytes_and_says_how_many_it_drop
     buffer = bytearray(b"abc")
     assert keep_last(buffer, b"def", limit=4) == 2 and buffer == b"cdef"
     assert keep_last(buffer, b"", limit=4) == 0 and buffer == b"cdef"
+
+
+# ------------------------------------------------------------------------------------------------ keystroke groups
+
+WAIT = 10.0  # seconds an event of a run is awaited at most (each run below takes about a second)
+
+# A terminal UI's read loop: raw mode (every key as it comes), the text echoed, "\r" a line's end.
+RAW_READS = r"""
+    import os, tty
+    tty.setraw(0)
+    os.write(1, b"Name? ")
+    reads = []
+    while True:
+        chunk = os.read(0, 1024)
+        if not chunk:
+            break
+        reads.append(chunk)
+        os.write(1, chunk.replace(b"\r", b"\r\n"))
+        if b"\r" in chunk:
+            break
+    os.write(1, b"READS " + repr(reads).encode() + b"\r\n")
+"""
+
+
+@pytest.mark.live
+def test_an_answer_ending_in_enter_reaches_a_raw_mode_client_as_its_text_then_enter_alone():
+    options = TtyOptions(answers=(parse_answer(r"Name\? =>alice\n"),), quiet=0.2)
+    result, raw, shots, _ = _run(RAW_READS, options, timeout=WAIT)
+    assert result.outcome == "exited" and result.exit_code == 0, raw
+    assert b"READS [b'alice', b'\\r']" in raw  # two reads: a UI reading a burst as a paste still gets "send"
+    answered = [s for s in shots if s.reason == "answered"]
+    assert [(s.answer_text, s.lines[0]) for s in answered] == [("alice\r", "Name?")]
+
+
+# A prompt loop: "> " waits for a line; "/exit" ends it, anything else is echoed back as "got ...". SLOW: a banner
+# shown that many seconds before the input box; IGNORE_EXIT: "/exit" is a line like another.
+PROMPT_LOOP = r"""
+    import os, select, time, tty
+    tty.setraw(0)
+    os.write(1, str(os.getpid()).encode() + b"\r\n")
+    if SLOW:
+        os.write(1, b"starting\r\n")
+        time.sleep(SLOW)
+        if select.select([0], [], [], 0)[0]:
+            os.write(1, b"EARLY: keys typed before the input box was drawn\r\n")
+    os.write(1, b"> ")
+    line = b""
+    while chunk := os.read(0, 1024):
+        os.write(1, chunk.replace(b"\r", b""))
+        line += chunk
+        while b"\r" in line:
+            typed, line = line.split(b"\r", 1)
+            if typed == b"/exit" and not IGNORE_EXIT:
+                os.write(1, b"\r\nbye\r\n")
+                raise SystemExit(0)
+            os.write(1, b"\r\ngot " + typed + b"\r\n> ")
+"""
+
+
+def _prompt_loop(slow: float = 0.0, ignore_exit: bool = False) -> str:
+    return f"SLOW, IGNORE_EXIT = {slow!r}, {ignore_exit!r}\n{textwrap.dedent(PROMPT_LOOP)}"
+
+
+READY = r"^> $"  # the empty input box (the cursor's row keeps its space up to the cursor)
+
+
+def _opener(event: threading.Event, gate: Gate, opened: dict[str, float]) -> threading.Thread:
+    """A thread that opens `gate` once `event` is set (as a run's server or model stand-in does from its own)."""
+
+    def run() -> None:
+        if event.wait(WAIT):
+            opened[gate.name] = time.time()
+            gate.open()
+
+    thread = threading.Thread(target=run, name=f"open-{gate.name}")
+    thread.start()
+    return thread
+
+
+@pytest.mark.live
+def test_a_gated_task_is_typed_only_once_its_gate_opens_and_the_exit_step_ends_a_client_that_exits_on_its_keys():
+    listed, done = Gate("tools-listed"), Gate("model-done")
+    prompt_waits, task_answered = threading.Event(), threading.Event()
+    opened: dict[str, float] = {}
+
+    def seen(output: bytes, shot: Snapshot | None) -> None:
+        if shot is not None and shot.reason == "waiting" and shot.lines[1:2] == (">",):
+            prompt_waits.set()  # the client shows its prompt, quiet: the gate opens only now
+        if b"got hello" in output:
+            task_answered.set()
+
+    steps = (
+        UiStep("task", ("hello", "\r"), READY, listed),
+        UiStep("exit", ("/exit", "\r"), READY, done, ends=True),
+    )
+    openers = [_opener(prompt_waits, listed, opened), _opener(task_answered, done, opened)]
+    try:
+        result, raw, shots, _ = _run(_prompt_loop(), TtyOptions(quiet=0.2), timeout=WAIT, steps=steps, seen=seen)
+    finally:
+        prompt_waits.set()
+        task_answered.set()  # a failed run still lets each opener return
+        for thread in openers:
+            thread.join(WAIT)
+        listed.close()
+        done.close()
+    assert result.outcome == "exited" and result.exit_code == 0, raw
+    assert "exit keys" in result.detail
+    assert raw.count(b"got ") == 1 and b"got hello" in raw and b"bye" in raw
+    reasons = [s.reason for s in shots]
+    assert "answered" not in reasons and reasons.count("typed") == 2 and reasons[-1] == "exit"
+    task, exit_step = (s for s in shots if s.reason == "typed")
+    assert (task.answer_pattern, task.answer_text) == (READY, "hello\r")
+    assert (exit_step.answer_pattern, exit_step.answer_text) == (READY, "/exit\r")
+    first_wait = next(s for s in shots if s.reason == "waiting")
+    assert first_wait.seq < task.seq and first_wait.lines[1] == ">"  # it waited at its prompt, nothing typed
+    assert task.t >= opened["tools-listed"] and task.lines[1] == ">"
+    assert exit_step.t >= opened["model-done"] and exit_step.lines[1:4] == ("> hello", "got hello", ">")
+
+
+@pytest.mark.live
+def test_a_task_step_whose_gate_is_open_waits_for_its_ready_pattern_on_the_screen():
+    listed = Gate("tools-listed")
+    listed.open()
+    steps = (UiStep("task", ("hello", "\r"), READY, listed), UiStep("exit", ("/exit", "\r"), READY, ends=True))
+    try:
+        result, raw, shots, _ = _run(_prompt_loop(slow=0.8), TtyOptions(quiet=0.2), timeout=WAIT, steps=steps)
+    finally:
+        listed.close()
+    assert result.outcome == "exited" and result.exit_code == 0, raw
+    assert b"EARLY" not in raw and b"got hello" in raw
+    waiting = [s for s in shots if s.reason == "waiting"]
+    assert waiting[0].lines[1] == "starting"  # quiet, its gate open, but no input box yet: nothing typed
+    task = next(s for s in shots if s.reason == "typed")
+    assert task.seq > waiting[0].seq and task.lines[1:3] == ("starting", ">")
+
+
+@pytest.mark.live
+def test_a_client_that_ignores_its_exit_keys_is_killed_its_grace_after_them_and_the_run_ended(monkeypatch):
+    monkeypatch.setattr("backchannel.proxy.run.tty.EXIT_GRACE", 1.0)
+    steps = (UiStep("exit", ("/exit", "\r"), READY, ends=True),)
+    began = time.monotonic()
+    result, raw, shots, _ = _run(_prompt_loop(ignore_exit=True), TtyOptions(quiet=0.2), timeout=WAIT, steps=steps)
+    took = time.monotonic() - began
+    assert result.outcome == "ended" and result.exit_code is None, raw
+    assert "exit keys" in result.detail and "killed" in result.detail
+    assert b"got /exit" in raw  # it read them and went on
+    typed = next(s for s in shots if s.reason == "typed")
+    assert shots[-1].reason == "ended" and shots[-1].t - typed.t >= 1.0
+    assert took < 5, f"took {took:.1f} s"
+    assert not _alive(int(raw.split()[0]))
+
+
+def test_a_consumed_prompt_redrawn_in_place_with_other_text_is_a_new_prompt_but_its_echo_is_not():
+    term = _terminal(r"[a-z]+\? =>y\n")
+    term.feed(b"ok? ")
+    found = term.match()
+    assert found is not None and found[1:] == (0, 4)
+    term.consume(0, 4)
+    term.feed(b"yes please")  # the answer's echo, after the consumed part of the row
+    assert term.match() is None
+    term.feed(b"\x1b[1;1Hok? ")  # the same dialog drawn again in place: still the prompt that was answered
+    assert term.match() is None
+    term.feed(b"\x1b[1;1Hgo? ")  # a full-screen UI's dialog changed where it was consumed: a new prompt
+    found = term.match()
+    assert found is not None and found[1:] == (0, 4)
+
+
+@pytest.mark.live
+def test_an_answer_waits_at_least_its_react_time_after_its_prompt_appeared():
+    react = 0.8
+    shown: list[float] = []
+
+    def seen(output: bytes, shot: Snapshot | None) -> None:
+        if not shown and b"Name? " in output:
+            shown.append(time.time())
+
+    options = TtyOptions(answers=(parse_answer(r"Name\? =>bob\n"),), quiet=0.2, react=react)
+    began = time.monotonic()
+    result, raw, shots, _ = _run("print('got', input('Name? '))", options, timeout=WAIT, seen=seen)
+    took = time.monotonic() - began
+    assert result.outcome == "exited" and b"got bob" in raw, raw
+    answered = next(s for s in shots if s.reason == "answered")
+    assert react <= answered.t - shown[0] < react + 2
+    assert took >= react
