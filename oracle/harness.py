@@ -23,6 +23,9 @@ STDERR_CHARS = 600
 PROXY_DIED = ("proxy-exit", "proxy-failed")
 INTERRUPTED = "orchestrator-interrupted"
 NOT_RUN = "client-not-run"  # a scenario that could not run its client at all (e.g. --target discovery found none)
+# a coding agent tried a host outside the lab (its refusing proxy saw it: proxy/run/agent_lab.py); judged by
+# session-agent-stays-in-lab, never a harness problem
+AGENT_OUTSIDE_HOST = "agent-outside-host"
 
 
 def _stderr_head(rec: Recording, run: Run) -> tuple[str, str]:

@@ -24,6 +24,7 @@ class RunningEndpoint:
     def __init__(self, server: LoopbackServer, host: str, app: ScriptedEndpoint | None = None) -> None:
         self._server = server
         self._app = app
+        self.config: EndpointConfig | None = app.config if app is not None else None  # what it serves
         self.port = server.port
         self.url = f"http://{host}:{server.port}/mcp"
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from backchannel.oracle.harness import AGENT_OUTSIDE_HOST  # the anomaly kind its check reads
 from backchannel.proxy.agents.expand import RunValues, expand_recipe, write_files
 from backchannel.proxy.agents.installed import require_installed
 from backchannel.proxy.agents.recipe import ARMS, AgentRecipe, RecipeError, load_recipe, shipped_recipes
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # the stand-in (uvicorn, the provider APIs) is imported only 
 AGENT_TOKEN = "{agent}"  # the first element of an agent client command line
 DEFAULT_ARM = "call-tool"  # what a scenario's runs use unless the scenario says otherwise
 DEFAULT_ANSWER = "done"  # the scripted model's final text after the tool result
-OUTSIDE_HOST = "agent-outside-host"  # the anomaly kind: the agent tried to reach a host outside the lab
+OUTSIDE_HOST = AGENT_OUTSIDE_HOST  # the anomaly kind: the agent tried to reach a host outside the lab
 MAX_OUTSIDE_NOTES = 100  # distinct (run, host) anomalies kept per capture; past it the rest are dropped
 # a scenario's own model script (plain data, `Scenario.model_script`), for the runs under `scripted(...)`
 _SCENARIO_SCRIPT: ContextVar[Mapping[str, Any] | None] = ContextVar("backchannel_model_script", default=None)

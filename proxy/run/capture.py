@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from backchannel.addons.plan import PlanError, parse_plan
 from backchannel.addons.session import Limits
 from backchannel.proxy.endpoint.server import RunningEndpoint, start_endpoint
-from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.endpoint.tools import EndpointConfig, ToolSpec
 from backchannel.proxy.run.agent_lab import AgentLab, AgentRun, is_agent_client
 from backchannel.proxy.run.guard import RecordingLock, interruptible, interruption, shielded
 from backchannel.proxy.run.lab import Lab, LabResult, resolve_command
@@ -425,10 +425,18 @@ class Capture:
             home=lab.home,
             cwd=lab.work,
             interactive=under_terminal(tty),
-            tools=self.endpoint_config.tools,
+            tools=self._tools_of(run),
             server_name=self.server_name,
             sink=self.writer.insert,
         )
+
+    def _tools_of(self, run: RunHandle) -> tuple[ToolSpec, ...]:
+        """The tools the run's own upstream serves (a scenario may point a run at another scripted endpoint, such as
+        a legacy-only one); the capture's endpoint's for a real upstream, whose tools are not known here."""
+        for endpoint in self.endpoints:
+            if endpoint.url == run.upstream and endpoint.config is not None:
+                return tuple(endpoint.config.tools)
+        return tuple(self.endpoint_config.tools)
 
     def _agent_steps(self, run: RunHandle, agent: AgentRun) -> tuple[UiStep, ...]:
         """The keys the lab types into an agent's terminal UI. Its task waits for the run's server to list its tools

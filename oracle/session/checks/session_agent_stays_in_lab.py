@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from backchannel.oracle.harness import AGENT_OUTSIDE_HOST
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.parties import agent_of
 from backchannel.oracle.registry import check
@@ -11,7 +12,7 @@ from backchannel.recordings.model import Recording
 
 from ..facts import SCENARIO
 
-OUTSIDE_HOST = "agent-outside-host"  # the anomaly the lab's refusing proxy records (proxy/run/agent_lab.py)
+OUTSIDE_HOST = AGENT_OUTSIDE_HOST  # the anomaly the lab's refusing proxy records (proxy/run/agent_lab.py)
 LISTED = 20  # hosts a message names; the evidence cites every anomaly
 
 

@@ -83,12 +83,13 @@ def run(options: CheckOptions, progress: Progress) -> Path:
         if invocation is None:
             return options.out
         capture.set_meta(Invocation(argv=invocation))
+        runs: list[tuple[tuple[str, ...], str | None]]
         if template:
-            runs = [(template.argv_for(tool), tool) for tool in payloads.TOOLS]
+            runs = [(tuple(template.argv_for(tool)), tool) for tool in payloads.TOOLS]
         elif is_agent_client(invocation):  # an agent calls the tool its scripted model asks for: one run per tool
-            runs = [(invocation, tool) for tool in payloads.TOOLS]
+            runs = [(tuple(invocation), tool) for tool in payloads.TOOLS]
         else:
-            runs = [(invocation, None)]
+            runs = [(tuple(invocation), None)]
         terminal = under_terminal(options.tty)
         how = "under a terminal" if terminal else "piped, answered at its prompts" if options.tty else "piped"
         for argv, tool in runs:

@@ -74,7 +74,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
     if unnamed and all(s.carrier == TTY for s in unnamed) and draws_at_cursor(rec, probe.id):
         # a terminal UI that draws at cursor positions writes its stream in another order than its screen shows
         # it: a name above the message on the screen may come after it in the stream. The screens decide.
-        named_on_screen = screen_names_body(rec, probe, markers_of(rec).body, anchors_for(rec, probe))
+        named_on_screen = screen_names_body(rec, probe.id, markers_of(rec).body, anchors_for(rec, probe))
         if named_on_screen is not None:
             unnamed = []
         else:
