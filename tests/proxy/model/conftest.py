@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -61,6 +62,27 @@ def lab(tmp_path: Path) -> Iterator[ModelLab]:
 
 
 KEY_HEADERS = ("x-api-key", "authorization", "x-goog-api-key")
+
+
+class _Closable(Protocol):
+    def close(self) -> None: ...
+
+
+_OPENED: list[_Closable] = []  # SDK clients a test made: closed when it ends
+
+
+def opened[C: _Closable](client: C) -> C:
+    """An official SDK client, closed when the test ends: its connection pool otherwise keeps a socket open until
+    the garbage collector finds it, and the ResourceWarning then fails whichever test is running."""
+    _OPENED.append(client)
+    return client
+
+
+@pytest.fixture(autouse=True)
+def _close_sdk_clients() -> Iterator[None]:
+    yield
+    while _OPENED:
+        _OPENED.pop().close()
 
 
 def assert_key_redacted(rows: tuple[ModelExchange, ...]) -> None:

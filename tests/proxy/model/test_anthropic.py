@@ -12,7 +12,7 @@ from anthropic.types import TextBlock, ToolUseBlock
 
 from backchannel.proxy.model import anthropic as messages_api
 from backchannel.proxy.model.turn import CallAction, ReplyIds, RequestError
-from tests.proxy.model.conftest import API_KEY, ModelLab, assert_key_redacted
+from tests.proxy.model.conftest import API_KEY, ModelLab, assert_key_redacted, opened
 
 TOOLS: list[Any] = [
     {"name": "Write", "description": "write a file", "input_schema": {"type": "object", "properties": {}}},
@@ -26,7 +26,7 @@ PROMPT: list[Any] = [{"role": "user", "content": "What is the repository's statu
 
 
 def _client(lab: ModelLab) -> anthropic.Anthropic:
-    return anthropic.Anthropic(base_url=lab.url, api_key=API_KEY, max_retries=0, timeout=10)
+    return opened(anthropic.Anthropic(base_url=lab.url, api_key=API_KEY, max_retries=0, timeout=10))
 
 
 def _after(call: ToolUseBlock) -> list[Any]:

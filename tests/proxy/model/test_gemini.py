@@ -12,7 +12,7 @@ from google.genai import types
 
 from backchannel.proxy.model import gemini
 from backchannel.proxy.model.turn import RequestError
-from tests.proxy.model.conftest import API_KEY, ModelLab, assert_key_redacted
+from tests.proxy.model.conftest import API_KEY, ModelLab, assert_key_redacted, opened
 
 DECLARATION = types.FunctionDeclaration(
     name="mcp_backchannel_get_repo_status",
@@ -36,7 +36,7 @@ ROUTER_SCHEMA = {
 
 
 def _client(lab: ModelLab) -> genai.Client:
-    return genai.Client(api_key=API_KEY, http_options=types.HttpOptions(base_url=lab.url, timeout=10_000))
+    return opened(genai.Client(api_key=API_KEY, http_options=types.HttpOptions(base_url=lab.url, timeout=10_000)))
 
 
 def _after(call: types.FunctionCall) -> list[types.Content]:

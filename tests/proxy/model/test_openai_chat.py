@@ -11,7 +11,7 @@ import pytest
 
 from backchannel.proxy.model import openai_chat
 from backchannel.proxy.model.turn import RequestError
-from tests.proxy.model.conftest import API_KEY, ModelLab, assert_key_redacted
+from tests.proxy.model.conftest import API_KEY, ModelLab, assert_key_redacted, opened
 
 PARAMETERS = {"type": "object", "properties": {"repo": {"type": "string"}}}
 TOOLS: list[Any] = [{"type": "function", "function": {"name": "get_repo_status", "parameters": PARAMETERS}}]
@@ -19,7 +19,7 @@ PROMPT: list[Any] = [{"role": "system", "content": "Be brief."}, {"role": "user"
 
 
 def _client(lab: ModelLab) -> openai.OpenAI:
-    return openai.OpenAI(base_url=f"{lab.url}/v1", api_key=API_KEY, max_retries=0, timeout=10)
+    return opened(openai.OpenAI(base_url=f"{lab.url}/v1", api_key=API_KEY, max_retries=0, timeout=10))
 
 
 def _after(call_id: str, arguments: str) -> list[Any]:

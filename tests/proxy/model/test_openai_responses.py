@@ -16,7 +16,7 @@ from backchannel.oracle.detectors.markers import DIRECTIVE_VERB
 from backchannel.proxy.model import openai_responses
 from backchannel.proxy.model.script import ModelScript
 from backchannel.proxy.model.turn import RequestError
-from tests.proxy.model.conftest import API_KEY, ModelLab, assert_key_redacted, start_lab
+from tests.proxy.model.conftest import API_KEY, ModelLab, assert_key_redacted, opened, start_lab
 
 PARAMETERS = {"type": "object", "properties": {"repo": {"type": "string"}}}
 TOOLS: list[Any] = [{"type": "function", "name": "get_repo_status", "parameters": PARAMETERS, "strict": False}]
@@ -29,7 +29,7 @@ PROMPT: list[Any] = [{"type": "message", "role": "user", "content": [{"type": "i
 
 
 def _client(lab: ModelLab) -> openai.OpenAI:
-    return openai.OpenAI(base_url=f"{lab.url}/v1", api_key=API_KEY, max_retries=0, timeout=10)
+    return opened(openai.OpenAI(base_url=f"{lab.url}/v1", api_key=API_KEY, max_retries=0, timeout=10))
 
 
 def _after(call: ResponseFunctionToolCall) -> list[Any]:
