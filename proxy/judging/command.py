@@ -13,17 +13,24 @@ import typer
 
 from backchannel.oracle import judge
 from backchannel.oracle.render import FORMATS
+from backchannel.oracle.render.from_json import ReportShapeError
 from backchannel.proxy.cli_output import USER_ERRORS, err_console, fail, out_console, render_and_exit
 from backchannel.recordings import load
 from backchannel.recordings.safe_text import neutralise
 
 from . import baseline as baseline_mod
 from . import corpus, diff, inputs, merge, shard, summary
+from .corpus_sarif import render_corpus_sarif
 from .parallel import Outcome, default_jobs, judge_all, tasks_for
 from .progress import progress_bar
 
-CORPUS_FORMATS = ("text", "json")
-ERRORS = (baseline_mod.BaselineError, shard.ShardError, merge.MergeError)  # each a one-line message: exit 2
+CORPUS_FORMATS = ("text", "json", "sarif")
+ERRORS = (
+    baseline_mod.BaselineError,
+    shard.ShardError,
+    merge.MergeError,
+    ReportShapeError,
+)  # each a one-line message: exit 2
 __all__ = [
     "CORPUS_FORMATS",
     "ERRORS",
@@ -92,6 +99,8 @@ def finish(
     more = dict(extra or {})
     if verdict is not None:
         more["baseline"] = baseline_mod.as_dict(verdict)
+    if fmt == "sarif":  # one run, an artifact per recording (corpus_sarif.py); the baseline in its properties
+        return Output(render_corpus_sarif(entries, code, more), code)
     if fmt == "json":
         doc = corpus.document(entries, extra=more)
         doc["exit_code"] = code
@@ -155,7 +164,10 @@ def judge_command(
         list[str], typer.Argument(help="Recordings: .sqlite files, folders (searched for *.sqlite) or globs.")
     ],
     fmt: Annotated[
-        str, typer.Option("--format", help="Report format: text, json, junit or sarif (many recordings: text, json).")
+        str,
+        typer.Option(
+            "--format", help="Report format: text, json, junit or sarif (many recordings: text, json or sarif)."
+        ),
     ] = "text",
     jobs: Annotated[int, typer.Option(help="Processes judging at once; 0: one per CPU.", min=0)] = 0,
     diff: Annotated[
@@ -177,7 +189,7 @@ def judge_command(
     if fmt not in CORPUS_FORMATS:
         raise fail(
             f"--format {fmt} renders one recording; for many (or with --diff, --store, --baseline, --shard)"
-            f" use {' or '.join(CORPUS_FORMATS)}"
+            f" use {', '.join(CORPUS_FORMATS[:-1])} or {CORPUS_FORMATS[-1]}"
         )
     try:
         output = judge_many(
@@ -197,7 +209,7 @@ def judge_command(
 
 def merge_reports_command(
     reports: Annotated[list[Path], typer.Argument(help="`judge --format json` outputs (shards or single reports).")],
-    fmt: Annotated[str, typer.Option("--format", help="Output format: json or text.")] = "json",
+    fmt: Annotated[str, typer.Option("--format", help="Output format: json, text or sarif.")] = "json",
     baseline: Annotated[Path | None, typer.Option(help=_BASELINE_HELP)] = None,
 ) -> None:
     """Merge the JSON outputs of several `judge` runs into one document, with the aggregated exit code."""

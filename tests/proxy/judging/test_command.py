@@ -86,8 +86,8 @@ def test_a_path_naming_nothing_is_one_clear_line_and_exit_2(tmp_path: Path) -> N
         assert done.stderr.count("\n") == 1 and done.stderr.startswith("backchannel: ")
 
 
-def test_junit_and_sarif_refuse_many_recordings_with_one_line(tmp_path: Path) -> None:
+def test_junit_refuses_many_recordings_with_one_line_naming_the_formats_that_take_them(tmp_path: Path) -> None:
     copy_in(tmp_path, *PASSING)
     done = run_cli("judge", tmp_path, "--format", "junit")
     assert done.returncode == 2
-    assert "use text or json" in done.stderr and done.stderr.count("\n") == 1
+    assert "use text, json or sarif" in done.stderr and done.stderr.count("\n") == 1
