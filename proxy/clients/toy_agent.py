@@ -24,6 +24,7 @@ from __future__ import annotations
 import sys
 
 from backchannel.proxy.clients import toy_agent_wire as wire
+from backchannel.proxy.clients.toy_agent_conformance import run_conformance
 from backchannel.proxy.clients.toy_agent_core import (
     FIXES,
     HEADER,
@@ -126,6 +127,8 @@ def dispatch(build: Build, args: list[str]) -> int:
         return run_sampling(build, rest)
     if command == "roots" and build.variant not in (*SHAPES, "no-call-surface"):  # toy_agent_roots.py
         return run_roots(build, rest)
+    if command == "conformance" and build.variant not in (*SHAPES, "no-call-surface"):  # toy_agent_conformance.py
+        return run_conformance(build, rest)
     if build.variant in SHAPES:
         return dispatch_shape(build, command, rest)
     if command != "mcp" or build.variant == "no-call-surface":
