@@ -127,10 +127,10 @@ def request_state_run(net: Wire, flaws: frozenset[str]) -> None:
     first_id = 1000
     asked = net.call("tools/call", {"name": "test_mrtr_echo_state", "arguments": {}}, rid=first_id)
     answers = {key: {"action": "accept", "content": {"confirmed": True}} for key in asked.get("inputRequests", {})}
-    state = asked.get("requestState")
+    state = received = asked.get("requestState")
     if "stale-state" in flaws and isinstance(state, str):
         state = json.dumps(json.loads(state))  # parsed and written again: the bytes change
-    leak = {"inputResponses": answers, "requestState": state} if "leak-unrelated" in flaws else {}
+    leak = {"inputResponses": answers, "requestState": received} if "leak-unrelated" in flaws else {}
     _say(_content(net.call("tools/call", {"name": "test_mrtr_unrelated", "arguments": {}, **leak})))
     retry = {"name": "test_mrtr_echo_state", "arguments": {}, "inputResponses": answers, "requestState": state}
     _say(_content(net.call("tools/call", retry, rid=first_id if "same-id" in flaws else None)))
@@ -195,7 +195,10 @@ def invalid_tool_headers_run(net: Wire, flaws: frozenset[str]) -> None:
         props = tool.get("inputSchema", {}).get("properties", {})
         arguments = {key: PLACEHOLDER.get(str(p.get("type")), None) for key, p in props.items()}
         extra = param_headers(tool.get("inputSchema", {}), arguments, flaws)
-        _say(_content(net.call("tools/call", {"name": tool["name"], "arguments": arguments}, extra=extra)))
+        try:
+            _say(_content(net.call("tools/call", {"name": tool["name"], "arguments": arguments}, extra=extra)))
+        except Refused as refused:  # one tool refused: the others are still called
+            print(f"{tool['name']}: {refused}", file=sys.stderr)
 
 
 SCRIPTS = {

@@ -101,7 +101,7 @@ def param_headers(schema: Any, arguments: Mapping[str, Any], flaws: frozenset[st
         if value == "" and "skip-empty" in flaws:
             continue
         text = "null" if value is None else as_text(value, python_str="python-str" in flaws)
-        if isinstance(name, str) and name:
+        if isinstance(name, str) and _TOKEN.fullmatch(name):  # a name no header can carry: left out
             headers[f"Mcp-Param-{name}"] = sanitised(text) if "sanitise-unsafe" in flaws else encoded(text)
     if "mirror-all" in flaws and isinstance(schema, Mapping):
         for key, value in arguments.items():
