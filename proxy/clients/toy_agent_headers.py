@@ -22,7 +22,9 @@ PRIMITIVE = ("integer", "string", "boolean")
 _NOT_SENT = object()
 
 
-def annotations(schema: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any, Mapping[str, Any]]]:
+def header_annotations(
+    schema: Any, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], Any, Mapping[str, Any]]]:
     """Every `x-mcp-header` in `schema` reached through `properties` keys only: (property path, annotation, its
     property schema). Annotations anywhere else are `misplaced`."""
     if not isinstance(schema, Mapping):
@@ -34,7 +36,7 @@ def annotations(schema: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple
         if isinstance(sub, Mapping):
             if ANNOTATION in sub:
                 yield (*path, str(key)), sub[ANNOTATION], sub
-            yield from annotations(sub, (*path, str(key)))
+            yield from header_annotations(sub, (*path, str(key)))
 
 
 def _all_annotations(schema: Any) -> int:
@@ -49,7 +51,7 @@ def problems(schema: Any) -> list[str]:
     """Why a tool's inputSchema breaks the x-mcp-header constraints ([]: it does not)."""
     found: list[str] = []
     seen: dict[str, str] = {}
-    reachable = list(annotations(schema))
+    reachable = list(header_annotations(schema))
     if _all_annotations(schema) > len(reachable):
         found.append("an x-mcp-header is not statically reachable through properties")
     for path, name, prop in reachable:
@@ -94,7 +96,7 @@ def param_headers(schema: Any, arguments: Mapping[str, Any], flaws: frozenset[st
     headers: dict[str, str] = {}
     if "no-param-headers" in flaws:
         return headers
-    for path, name, _prop in annotations(schema):
+    for path, name, _prop in header_annotations(schema):
         value = _at(arguments, path)
         if value is _NOT_SENT or (value is None and "null-as-text" not in flaws):
             continue

@@ -3,7 +3,7 @@ splits them): unsafe strings (Base64), integers and booleans (their text), other
 
 from __future__ import annotations
 
-from backchannel.oracle.model import Finding
+from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.session.facts import cite
 from backchannel.recordings.model import Recording
 
@@ -14,8 +14,10 @@ from .param_headers import MIRRORS, broken_constraints, mirrored, unannotated_he
 def judge_mirrored(rec: Recording, check_id: str, what: str) -> Finding:
     """FAIL naming each parameter of `check_id`'s kind whose Mcp-Param header is missing or says something else;
     (mirrors-designated only) WARN for headers no annotation names; PASS; SKIP when no call had such a parameter."""
-    judged, broken, kept, extra = 0, [], [], []
-    bridged = 0
+    judged, bridged = 0, 0
+    broken: list[tuple[str, Evidence]] = []
+    extra: list[tuple[str, Evidence]] = []
+    kept: list[Evidence] = []
     for requests in runs_requests(rec):
         for request, name, schema in tool_calls(requests):
             if over_bridge(request):

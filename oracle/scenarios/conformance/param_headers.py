@@ -33,7 +33,9 @@ MIRRORS, ENCODE, BASE64 = (
 )
 
 
-def annotations(schema: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any, Mapping[str, Any]]]:
+def header_annotations(
+    schema: Any, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], Any, Mapping[str, Any]]]:
     """Each `x-mcp-header` reached from the root through `properties` keys: (property path, its value, the
     property's schema)."""
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
@@ -43,14 +45,14 @@ def annotations(schema: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple
         if isinstance(sub, Mapping):
             if ANNOTATION in sub:
                 yield (*path, str(key)), sub[ANNOTATION], sub
-            yield from annotations(sub, (*path, str(key)))
+            yield from header_annotations(sub, (*path, str(key)))
 
 
 def broken_constraints(schema: Any) -> set[str]:
     """The suite ids of the x-mcp-header constraints `schema` breaks (empty: a valid tool)."""
     broken: set[str] = set()
     seen: set[str] = set()
-    for _path, name, prop in annotations(schema):
+    for _path, name, prop in header_annotations(schema):
         if not isinstance(name, str) or name == "":
             broken.add(NOT_EMPTY)
             continue
@@ -93,7 +95,7 @@ def expected_text(value: Any) -> str | None:
 
 def mirrored(schema: Any, arguments: Any, headers: Mapping[str, str]) -> Iterator[Mirrored]:
     """Every annotated parameter with a value in `arguments`, judged against the headers sent (lower-case names)."""
-    for path, name, _prop in annotations(schema):
+    for path, name, _prop in header_annotations(schema):
         value = value_at(arguments, path)
         text = expected_text(value)
         if not isinstance(name, str) or text is None:
@@ -114,10 +116,10 @@ def mirrored(schema: Any, arguments: Any, headers: Mapping[str, str]) -> Iterato
 
 def unannotated_headers(schema: Any, headers: Mapping[str, str]) -> list[str]:
     """The Mcp-Param-* headers sent that no annotation of the tool names."""
-    names = {str(name).lower() for _p, name, _s in annotations(schema)}
+    names = {str(name).lower() for _p, name, _s in header_annotations(schema)}
     return sorted(k for k in headers if k.startswith(PARAM_PREFIX) and k[len(PARAM_PREFIX) :] not in names)
 
 
 def null_or_absent(schema: Any, arguments: Any) -> list[str]:
     """The annotation names whose parameter is null or absent in `arguments`."""
-    return [str(name) for path, name, _s in annotations(schema) if value_at(arguments, path) in (None, ABSENT)]
+    return [str(name) for path, name, _s in header_annotations(schema) if value_at(arguments, path) in (None, ABSENT)]

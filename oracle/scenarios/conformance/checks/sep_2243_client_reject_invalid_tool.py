@@ -11,7 +11,7 @@ from backchannel.recordings.model import Recording
 
 from .. import SCENARIO
 from ..facts import NOT_EXERCISED, SPEC, listed, over_bridge, result_of, runs_requests, tool_calls
-from ..param_headers import annotations, broken_constraints
+from ..param_headers import broken_constraints, header_annotations
 
 
 @check(
@@ -35,7 +35,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
         if not lists:
             continue
         tools = listed(requests, lists[-1].message.seq + 1)
-        valid = {n for n, s in tools.items() if any(True for _ in annotations(s)) and not broken_constraints(s)}
+        valid = {n for n, s in tools.items() if any(True for _ in header_annotations(s)) and not broken_constraints(s)}
         if not valid or all(not broken_constraints(s) for s in tools.values()):
             continue
         exercised += 1

@@ -11,7 +11,7 @@ from backchannel.recordings.model import Recording
 
 from .. import SCENARIO
 from ..facts import HTTP_SPEC, NOT_EXERCISED, over_bridge, runs_requests, sent_headers, tool_calls
-from ..param_headers import ABSENT, PARAM_PREFIX, annotations, broken_constraints, value_at
+from ..param_headers import ABSENT, PARAM_PREFIX, broken_constraints, header_annotations, value_at
 
 
 @check(
@@ -32,7 +32,9 @@ def judge(rec: Recording) -> Iterator[Finding]:
     for requests in runs_requests(rec):
         for request, name, schema in tool_calls(requests):
             arguments = request.params.get("arguments")
-            valued = [n for path, n, _s in annotations(schema) if value_at(arguments, path) not in (None, ABSENT)]
+            valued = [
+                n for path, n, _s in header_annotations(schema) if value_at(arguments, path) not in (None, ABSENT)
+            ]
             if not valued or over_bridge(request) or broken_constraints(schema):
                 continue
             judged += 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from backchannel.oracle.model import Finding
+from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
 from backchannel.oracle.session.facts import PROTOCOL_VERSION, Request, cite
 from backchannel.recordings.json_form import member
@@ -46,7 +46,9 @@ def judge(rec: Recording) -> Iterator[Finding]:
     later request carrying 2026-07-28 as the retry (a client that moves on to another method passes there): the spec
     says "retry the request". An error listing no version the client could pick (an empty list) is the "no
     compatible version" branch: SKIP. No -32022 answered: SKIP (the suite backfills FAILURE, at WARNING level)."""
-    judged, warned, kept = 0, [], []
+    judged = 0
+    warned: list[tuple[str, tuple[Evidence, ...]]] = []
+    kept: list[Evidence] = []
     for requests in runs_requests(rec):
         for index, request in enumerate(requests):
             supported = _supported(request)
