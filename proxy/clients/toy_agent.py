@@ -16,7 +16,8 @@ toy_agent_core.WIRE_FLAWS) builds in a flaw that breaks one session rule on the 
 This module is the command line (the `backchannel-toy-agent` entry point, and `python -m` of it): the global options,
 the top-level help and the dispatch. The builds and the call loop are in toy_agent_core.py, the shape builds in
 toy_agent_shapes.py and toy_agent_url_first.py, the `ui` command and its flawed builds in toy_agent_ui.py, the
-`sampling` command and its flawed builds in toy_agent_sampling.py, the wire in toy_agent_wire.py.
+`sampling` command and its flawed builds in toy_agent_sampling.py, the `conformance` command (the official suite's
+driver contract, for the `conformance` scenario) in toy_agent_conformance.py, the wire in toy_agent_wire.py.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ def header_annotations(
     schema: Any, path: tuple[str, ...] = ()
 ) -> Iterator[tuple[tuple[str, ...], Any, Mapping[str, Any]]]:
     """Every `x-mcp-header` in `schema` reached through `properties` keys only: (property path, annotation, its
-    property schema). Annotations anywhere else are `misplaced`."""
+    property schema). One anywhere else makes the tool invalid (`problems`)."""
     if not isinstance(schema, Mapping):
         return
     properties = schema.get("properties")

@@ -41,7 +41,8 @@ def judge(rec: Recording) -> Iterator[Finding]:
     """ "The client SHOULD select a mutually supported version from the supported list and retry the request, or
     surface an error to the user if no compatible version exists." For each request answered -32022 whose
     `data.supported` lists versions: its retry is the next request of the same method (and tool or resource name);
-    PASS when it declares a listed version in `_meta` and (over HTTP) in `MCP-Protocol-Version`. WARN (a SHOULD)
+    PASS when it declares a listed version in `_meta`, and in `MCP-Protocol-Version` when it sends one (a missing
+    header is `sep-2575-http-client-sends-version-header`'s). WARN (a SHOULD)
     when it never retried, or retried with a version the error did not list. Stricter than the suite, which takes any
     later request carrying 2026-07-28 as the retry (a client that moves on to another method passes there): the spec
     says "retry the request". An error listing no version the client could pick (an empty list) is the "no
