@@ -1,6 +1,8 @@
 """`checks --format json|markdown`: the JSON's field names are an interface; markdown is a table and a list."""
 
 import json
+import re
+from pathlib import Path
 
 from backchannel.oracle import all_checks
 from backchannel.oracle.requirements import load_requirements, traced
@@ -47,3 +49,14 @@ def test_the_markdown_is_a_table_row_per_check_then_the_requirements_not_checked
     assert "| `sep-2322-client-jsonrpc-id-different` | `session` | MUST | “The JSON-RPC `id` MUST be different" in text
     assert "## Requirements deliberately not checked" in rest
     assert rest.count("\n- “") == len(requirements.not_checked)
+
+
+def test_docs_requirements_md_documents_every_json_field_and_no_other():
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "requirements.md").read_text(encoding="utf-8")
+    table = docs.split("## `checks --format json`", 1)[1].split("\n## ", 1)[0]
+    first_cells = re.findall(r"^\| ([^|]+) \|", table, re.MULTILINE)
+    named = [name.removesuffix("[]") for cell in first_cells for name in re.findall(r"`([^`]+)`", cell)]
+    inner = {name.removeprefix("checks[].").removeprefix(".") for name in named if name.startswith(("checks[].", "."))}
+    top = {name for name in named if not name.startswith(("checks[].", "."))}
+    assert top == set(rendered_json())
+    assert inner == set(CHECK_FIELDS)
