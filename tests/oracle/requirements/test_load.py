@@ -42,6 +42,7 @@ def test_the_shipped_file_loads_with_a_quote_and_anchor_or_a_reason_for_every_en
     for entry in requirements.entries.values():
         assert (entry.quote is not None and entry.anchor is not None) != (entry.unquoted is not None), entry.check_id
     assert requirements.not_checked and all(item.reason for item in requirements.not_checked)
+    assert list(requirements.entries) == sorted(requirements.entries)  # in id order: a new entry has one place
 
 
 def test_an_entry_reads_its_quote_anchor_suite_ids_with_their_release_aisvs_texts_and_note():
