@@ -46,3 +46,10 @@ def _outside() -> None:
 
 
 _outside.__module__ = "elsewhere.oracle.checks.echo_once_called"
+
+
+def test_a_check_that_shares_its_id_with_the_suite_cites_that_suite_check():
+    requirements = load_requirements()
+    suite_ids = {suite_id for ids in requirements.suite_releases.values() for suite_id in ids}
+    for check_id in sorted(set(all_checks()) & suite_ids):
+        assert check_id in [s.id for s in requirements.entries[check_id].suite], check_id
