@@ -86,3 +86,17 @@ def test_checks_refuses_an_unknown_format_naming_the_valid_ones():
     result = CliRunner().invoke(cli.app, ["checks", "--format", "xml"])
     assert result.exit_code == 2
     assert "unknown --format 'xml'; valid formats: text, json, markdown" in result.output
+
+
+def test_checks_as_json_with_a_check_missing_from_the_registry_says_which_and_where_and_exits_2(monkeypatch):
+    from dataclasses import replace
+
+    from backchannel.oracle import requirements
+
+    shipped = requirements.load_requirements()
+    short = replace(shipped, entries={k: v for k, v in shipped.entries.items() if k != "roots-file-uri"})
+    monkeypatch.setattr(requirements, "load_requirements", lambda: short)
+    result = CliRunner().invoke(cli.app, ["checks", "--format", "json"])
+    assert result.exit_code == 2
+    assert "no entry for 1 registered check(s): roots-file-uri; add a [checks.<id>] table" in result.output
+    assert "oracle/requirements/requirements.toml" in result.output
