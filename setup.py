@@ -11,7 +11,19 @@ from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
 TOP_LEVEL = ("proxy", "addons", "oracle", "recordings")
-DATA = ["py.typed", "recipes/*.toml", "*.json", "*.mjs", "*.md", "LICENSE", "*.j2", "*.html", "*.css", "templates/*"]
+DATA = [
+    "py.typed",
+    "*.toml",
+    "recipes/*.toml",
+    "*.json",
+    "*.mjs",
+    "*.md",
+    "LICENSE",
+    "*.j2",
+    "*.html",
+    "*.css",
+    "templates/*",
+]
 
 
 def package_dirs() -> dict[str, str]:

@@ -15,11 +15,14 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from backchannel.proxy.cli_output import USER_ERRORS, err_console, fail, out_console
+
+if TYPE_CHECKING:
+    from backchannel.oracle.model import Check
 
 HELP = "Watch and tamper with the channel through which an MCP server talks back to a client."
 
@@ -36,16 +39,45 @@ class Command:
         return getattr(importlib.import_module(self.module), self.function)  # type: ignore[no-any-return]
 
 
-def list_checks() -> None:
+CHECKS_FORMATS = ("text", "json", "markdown")
+
+
+def list_checks(
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="text (one line per check), or the requirements registry as json or markdown: each check's "
+            "quoted sentence and spec anchor, level, official suite and OWASP AISVS ids, and what is deliberately "
+            "not checked.",
+        ),
+    ] = "text",
+) -> None:
     """List every check: id, scenario, level, title, and the protocol eras it applies to."""
     from backchannel.oracle import all_checks
 
+    if fmt not in CHECKS_FORMATS:
+        raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(CHECKS_FORMATS)}")
     try:
-        for item in all_checks().values():
+        checks = all_checks()
+        if fmt != "text":
+            typer.echo(_requirements_registry(checks, fmt), nl=False)
+            return
+        for item in checks.values():
             eras = ", ".join(item.eras)
             out_console.print(f"{item.id}  [{item.scenario}] {item.level}  {item.title}  (eras: {eras})", markup=False)
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
+
+
+def _requirements_registry(checks: dict[str, Check], fmt: str) -> str:
+    """Every check joined with its requirement (oracle/requirements/), rendered as json or markdown."""
+    from backchannel.oracle.requirements import load_requirements, traced
+    from backchannel.oracle.requirements.render import as_json, as_markdown
+
+    requirements = load_requirements()
+    rows = traced(checks, requirements)
+    return as_json(rows, requirements) if fmt == "json" else as_markdown(rows, requirements)
 
 
 def show(recording: Annotated[Path, typer.Argument(help="A .sqlite recording.")]) -> None:

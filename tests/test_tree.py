@@ -32,6 +32,10 @@ FACTS = "shared facts of a scenario's checks: proved through the checks' tests a
 PROCESS = "its job is across a process boundary (a subprocess, a socket, the CLI): tested end to end"
 COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
     "oracle/model.py": ("tests/oracle/test_judge.py", "plain records; judge's tests build and compare every field"),
+    "oracle/requirements/model.py": (
+        "tests/oracle/requirements/test_load.py",
+        "plain records and the error class; the loader's tests read every field and every error",
+    ),
     "oracle/session/facts.py": ("tests/oracle/session/checks/test_session_client_request_state_echoed.py", FACTS),
     "oracle/session/capabilities.py": (
         "tests/oracle/session/checks/test_sep_2575_client_declares_roots_capability.py",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from backchannel.oracle import Check, Report, Result, all_checks
 from backchannel.oracle.model import SEVERITY, VERDICT_OF
 from backchannel.oracle.render.text import status_label
+from backchannel.oracle.requirements import requirement_of
 from backchannel.proxy.judging.inputs import Input
 from backchannel.proxy.scenarios.registry import side_of
 from backchannel.recordings.model import Recording
@@ -62,6 +63,9 @@ class Requirement:
     doc: str
     spec: str
     probe: bool
+    quote: str | None = None  # the sentence the check tests, verbatim (oracle/requirements/requirements.toml)
+    anchor: str | None = None  # where the spec says it
+    unquoted: str | None = None  # or why no sentence is quoted
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +107,7 @@ def slug(text: str) -> str:
 
 def _requirement(result: Result, checks: dict[str, Check]) -> Requirement:
     check = checks.get(result.id)
+    traced = requirement_of(result.id)  # None for a check of a scenario from elsewhere, or a harness ERROR's id
     return Requirement(
         id=neutralise(result.id),
         scenario=neutralise(result.scenario),
@@ -111,6 +116,9 @@ def _requirement(result: Result, checks: dict[str, Check]) -> Requirement:
         doc=neutralise(" ".join(check.doc.split())) if check else "",
         spec=result.spec,
         probe=check.probe if check else result.verdict is not None,
+        quote=traced.quote if traced else None,
+        anchor=traced.anchor if traced else None,
+        unquoted=traced.unquoted if traced else None,
     )
 
 

@@ -22,6 +22,7 @@ import typer
 
 from backchannel.oracle import judge
 from backchannel.oracle.model import Report, Result
+from backchannel.oracle.requirements import requirement_of
 from backchannel.proxy.share.evidence import Excerpt, excerpt
 from backchannel.proxy.share.export import fail, load_recording
 from backchannel.proxy.share.files import ShareError, publish
@@ -52,6 +53,7 @@ class Finding:
     level: str
     run: str | None
     spec: Markdown
+    requirement: Markdown | None  # the sentence the check tests, quoted, and its spec anchor (requirements registry)
     message: str
     excerpts: tuple[Excerpt, ...]
     more: int
@@ -84,10 +86,21 @@ def _finding(rec: Recording, result: Result) -> Finding:
         level=result.level,
         run=result.run,
         spec=spec,
+        requirement=_requirement(result.id),
         message=result.message,
         excerpts=tuple(excerpt(rec, e) for e in result.evidence[:MAX_EVIDENCE]),
         more=max(len(result.evidence) - MAX_EVIDENCE, 0),
     )
+
+
+def _requirement(check_id: str) -> Markdown | None:
+    """The check's sentence, quoted and escaped, with the anchor where the spec says it; None without an entry."""
+    traced = requirement_of(check_id)
+    if traced is None:
+        return None
+    if traced.quote is None or traced.anchor is None:
+        return Markdown(f"none quoted: {text(traced.unquoted)}")
+    return Markdown(f"“{text(traced.quote)}” (<{traced.anchor}>)")
 
 
 @dataclass(frozen=True, slots=True)

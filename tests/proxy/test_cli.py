@@ -1,6 +1,7 @@
 """The command line as a whole: every command registered answers --help, a run builds only the command it names,
 and a broken scenario package stops every command that offers the scenarios' flags."""
 
+import json
 import subprocess
 import sys
 
@@ -8,6 +9,7 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
+from backchannel.oracle import all_checks
 from backchannel.proxy import cli
 from backchannel.proxy.check import scenario_flags
 
@@ -64,3 +66,37 @@ def test_a_command_that_reads_recordings_still_runs_beside_a_broken_scenario_pac
         cli.main()
     assert done.value.code == 0
     assert "mrtr-provenance-input-requests" in capsys.readouterr().out
+
+
+def test_checks_prints_the_requirements_registry_as_one_json_document_or_markdown_and_text_stays_the_default():
+    as_json = CliRunner().invoke(cli.app, ["checks", "--format", "json"])
+    assert as_json.exit_code == 0
+    document = json.loads(as_json.stdout)
+    assert document["format"] == "backchannel-requirements"
+    assert {row["id"] for row in document["checks"]} == set(all_checks())
+    as_markdown = CliRunner().invoke(cli.app, ["checks", "--format", "markdown"])
+    assert as_markdown.exit_code == 0
+    assert as_markdown.stdout.startswith("| Check | Scenario | Level | Requirement |")
+    assert "## Requirements deliberately not checked" in as_markdown.stdout
+    plain = CliRunner().invoke(cli.app, ["checks"])
+    assert plain.stdout.splitlines()[0].startswith("agent-server-text-directive  [mrtr-provenance] SHOULD  ")
+
+
+def test_checks_refuses_an_unknown_format_naming_the_valid_ones():
+    result = CliRunner().invoke(cli.app, ["checks", "--format", "xml"])
+    assert result.exit_code == 2
+    assert "unknown --format 'xml'; valid formats: text, json, markdown" in result.output
+
+
+def test_checks_as_json_with_a_check_missing_from_the_registry_says_which_and_where_and_exits_2(monkeypatch):
+    from dataclasses import replace
+
+    from backchannel.oracle import requirements
+
+    shipped = requirements.load_requirements()
+    short = replace(shipped, entries={k: v for k, v in shipped.entries.items() if k != "roots-file-uri"})
+    monkeypatch.setattr(requirements, "load_requirements", lambda: short)
+    result = CliRunner().invoke(cli.app, ["checks", "--format", "json"])
+    assert result.exit_code == 2
+    assert "no entry for 1 registered check(s): roots-file-uri; add a [checks.<id>] table" in result.output
+    assert "oracle/requirements/requirements.toml" in result.output

@@ -92,3 +92,13 @@ def test_a_staged_scenarios_column_names_only_the_party_under_test():
     rec = load(path)
     tables = build([(Input(path, path.name), rec, judge(rec))]).tables
     assert all(column.peer is None for table in tables for column in table.columns)
+
+
+def test_a_case_carries_the_sentence_its_check_tests_and_the_anchor_where_the_spec_says_it():
+    item = next(i for i in expand([str(REFERENCES / "mrtr-provenance-toy-flawed.sqlite")]))
+    rec = load(item.path)
+    mrtr = next(t for t in build([(item, rec, judge(rec))]).tables if t.scenario == "mrtr-provenance")
+    requirement = next(r for r, _ in mrtr.rows if r.id == "mrtr-provenance-result-type-default")
+    assert requirement.quote is not None and requirement.quote.startswith("For backward compatibility with servers")
+    assert requirement.anchor == "https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype"
+    assert requirement.unquoted is None

@@ -4,9 +4,12 @@ from pathlib import Path
 
 import pytest
 
+from backchannel.oracle import judge
+from backchannel.proxy.judging.inputs import expand
 from backchannel.proxy.matrix.model import build
 from backchannel.proxy.matrix.render import GENERATOR, SiteError, _clear_previous, safe_href, write_site
-from tests.proxy.matrix.conftest import IMG, SCRIPT, hostile_judged
+from backchannel.recordings.reader import load
+from tests.proxy.matrix.conftest import IMG, REFERENCES, SCRIPT, hostile_judged
 
 
 def _pages(site: Path) -> dict[str, bytes]:
@@ -75,3 +78,15 @@ def test_a_previous_site_holding_a_symbolic_link_is_refused_before_anything_is_d
     with pytest.raises(SiteError, match="symbolic links"):
         _clear_previous(out)
     assert (out / "index.html").exists() and (victim / "keep.txt").read_text() == "mine"
+
+
+def test_a_case_page_quotes_its_checks_sentence_and_links_the_spec_anchor(tmp_path: Path):
+    item = next(i for i in expand([str(REFERENCES / "mrtr-provenance-toy-flawed.sqlite")]))
+    rec = load(item.path)
+    write_site(build([(item, rec, judge(rec))]), tmp_path / "site")
+    page = tmp_path / "site" / "cases" / "mrtr-provenance-toy-flawed" / "mrtr-provenance-result-type-default.html"
+    html = page.read_text(encoding="utf-8")
+    anchor = "https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype"
+    assert f'<a href="{anchor}">{anchor}</a>' in html
+    assert "<q>For backward compatibility with servers implementing earlier protocol versions, which do not" in html
+    assert "clients MUST treat an absent `resultType` as `&#34;complete&#34;`.</q>" in html

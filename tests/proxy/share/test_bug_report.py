@@ -238,3 +238,14 @@ def test_the_session_rules_a_recording_broke_come_first_with_their_evidence(tmp_
 def test_a_session_that_kept_every_rule_says_so(tmp_path):
     report = make(REFERENCE / "mrtr-provenance-toy-fixed.sqlite", tmp_path / "report")
     assert "The session kept every protocol rule it exercised." in report
+
+
+def test_each_finding_links_the_sentence_its_check_tests_and_the_spec_anchor(tmp_path):
+    report = make(FLAWED, tmp_path / "report")
+    html = MarkdownIt("commonmark").render(report)
+    anchor = "https://modelcontextprotocol.io/specification/2026-07-28/basic#resulttype"
+    assert f'<a href="{anchor}">{anchor}</a>' in html
+    assert "The requirement: “For backward compatibility with servers implementing earlier protocol" in html
+    assert "clients MUST treat an absent `resultType` as `&quot;complete&quot;`.”" in html  # escaped: shown as typed
+    section = report.split("### CONFIRMED: `mrtr-provenance-result-type-default`", 1)[1].split("\n### ", 1)[0]
+    assert f"(<{anchor}>)" in section
