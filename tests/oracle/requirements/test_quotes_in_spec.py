@@ -88,10 +88,21 @@ def test_every_suite_id_is_where_the_file_says_it_was_read(shared):
     releases = load_requirements().suite_releases
     reference = braces_expanded((shared / "reference" / "conformance-suite.md").read_text(encoding="utf-8"))
     seed = (shared / "seeds" / "004_8160fb50b1591cfa.txt").read_text(encoding="utf-8")
-    assert set(releases) == {"0.2.0-alpha.12", "pr-558", "source"}
+    assert set(releases) == {"0.2.0-alpha.12", "pr-558", "source", "0.2.0-alpha.12-bundle"}
     assert [i for i in releases["0.2.0-alpha.12"] if i not in reference] == []
     assert [i for i in releases["pr-558"] if i not in seed] == []
     assert releases["source"] == ("server-session-id-visible-ascii",)  # the suite's server-initialize, by review
+
+
+def test_every_suite_id_read_in_the_installed_package_is_in_it() -> None:
+    """The ids the reference notes do not list were read in the pinned package's own bundle, which
+    scripts/install-clients installs for the cross-check (a missing install fails here, never skips)."""
+    clients = Path(os.environ.get("BACKCHANNEL_CLIENTS") or Path(__file__).resolve().parents[3] / ".cache" / "clients")
+    bundle = clients / "conformance" / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+    assert bundle.is_file(), f"{bundle} is missing: run scripts/install-clients"
+    text = bundle.read_text(encoding="utf-8")
+    ids = load_requirements().suite_releases["0.2.0-alpha.12-bundle"]
+    assert ids and [i for i in ids if f"'{i}'" not in text and f'"{i}"' not in text and f"`{i}" not in text] == []
 
 
 def braces_expanded(text: str) -> str:
