@@ -16,7 +16,7 @@ from ..facts import CLIENT_CAPABILITIES, PROTOCOL_VERSION, SCENARIO, SPEC, Tally
     scenario=SCENARIO,
     side="client",
     level="MUST",
-    spec=f"{SPEC}/basic/index#meta",
+    spec=f"{SPEC}/basic#_meta",
     title="Every 2026-07-28 request carries protocolVersion and clientCapabilities in _meta",
     eras=("2026-07-28",),
 )

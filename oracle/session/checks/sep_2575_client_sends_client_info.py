@@ -16,7 +16,7 @@ from ..facts import CLIENT_INFO, SCENARIO, SPEC, Tally, client_sessions
     scenario=SCENARIO,
     side="client",
     level="SHOULD",
-    spec=f"{SPEC}/basic/index#meta",
+    spec=f"{SPEC}/basic#_meta",
     title="Every 2026-07-28 request names its client in _meta clientInfo",
     eras=("2026-07-28",),
 )

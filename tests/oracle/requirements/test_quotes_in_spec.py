@@ -117,3 +117,21 @@ def test_a_wrong_word_in_a_quote_would_be_caught(shared):
     )
     assert text and quote_found("MUST NOT open the URL without explicit consent from the user.", text)
     assert not quote_found("MUST NOT open the URL without explicit consent from a user.", text)
+
+
+def test_every_2026_spec_link_a_check_reports_names_a_page_and_section_that_exist(shared):
+    """The `spec=` link each result carries (text, JSON, SARIF helpUri, the matrix) leads somewhere real."""
+    from backchannel.oracle import all_checks
+
+    broken = []
+    for check in all_checks().values():
+        if "/specification/2026-07-28/" not in check.spec or "#" not in check.spec:
+            continue
+        try:
+            text = held_text(shared, check.spec)
+        except AssertionError as exc:
+            broken.append(f"{check.id}: {exc}")
+            continue
+        if not text:
+            broken.append(f"{check.id}: {check.spec} names no section of its page")
+    assert not broken, "\n".join(broken)

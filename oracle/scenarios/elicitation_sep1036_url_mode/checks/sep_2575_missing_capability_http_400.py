@@ -16,7 +16,7 @@ from .sep_2575_server_rejects_undeclared_capability import missing_capability_er
     "sep-2575-missing-capability-http-400",
     scenario=SCENARIO,
     level="MUST",
-    spec=f"{SPEC}/basic#capability-negotiation",
+    spec=f"{SPEC}/basic#_meta",
     title="-32021 is sent under HTTP 400 and names elicitation.url (a bare elicitation is inaccurate)",
     eras=("2026-07-28",),
 )

@@ -46,7 +46,7 @@ def missing_capability_errors(rec: Recording) -> list[Step] | Finding:
     "sep-2575-server-rejects-undeclared-capability",
     scenario=SCENARIO,
     level="MUST",
-    spec=f"{SPEC}/basic#capability-negotiation",
+    spec=f"{SPEC}/basic#_meta",
     title="A call needing an undeclared capability (URL mode) gets -32021 with data.requiredCapabilities",
     eras=("2026-07-28",),
 )

@@ -20,7 +20,7 @@ TOOL = "url_rounds"
     "sep-2322-client-constructs-inputs",
     scenario=SCENARIO,
     level="MUST",
-    spec=f"{SPEC}/basic/patterns/mrtr#client-requirements",
+    spec=f"{SPEC}/basic/patterns/mrtr#client-requirements-basic-workflow",
     title="Each round's new input requests are answered by asking the handler again",
     eras=("2026-07-28", "2025-11-25", "2025-06-18"),
 )

@@ -19,7 +19,7 @@ TOOL = "url_and_form"
     "sep-2322-client-constructs-inputs-mixed",
     scenario=SCENARIO,
     level="MUST",
-    spec=f"{SPEC}/basic/patterns/mrtr#client-requirements",
+    spec=f"{SPEC}/basic/patterns/mrtr#client-requirements-basic-workflow",
     title="Both requests of a mixed URL + form round are answered",
     eras=("2026-07-28", "2025-11-25", "2025-06-18"),
 )

@@ -18,7 +18,7 @@ TOOLS = ("url_rounds", "url_and_form", "missing_mode", "form_only", "held_json",
     "sep-2322-client-request-state-echoed",
     scenario=SCENARIO,
     level="MUST",
-    spec=f"{SPEC}/basic/patterns/mrtr#client-requirements",
+    spec=f"{SPEC}/basic/patterns/mrtr#client-requirements-basic-workflow",
     title="A retry echoes the newest requestState exactly",
     eras=("2026-07-28", "2025-11-25", "2025-06-18"),
 )

@@ -16,7 +16,7 @@ from ..payloads import TOOLS_TOOL
     "sampling-tools-undeclared-error",
     scenario=SCENARIO,
     level="MUST",
-    spec=f"{SPEC_2025}/client/sampling#tools-in-sampling",
+    spec=f"{SPEC_2025}#tools-in-sampling",
     eras=("2026-07-28", "2025-11-25", "2025-06-18"),
     title="Tool-enabled sampling without a declared sampling.tools is answered with an error (2025-11-25)",
 )

@@ -29,7 +29,7 @@ def _cite(message: Message, note: str) -> Evidence:
     "sep-2322-client-constructs-inputs-all-kinds",
     scenario=SCENARIO,
     level="MUST",
-    spec=f"{SPEC}/basic/patterns/mrtr#client-requirements",
+    spec=f"{SPEC}/basic/patterns/mrtr#client-requirements-basic-workflow",
     eras=("2026-07-28", "2025-11-25", "2025-06-18"),
     title="A round mixing elicitation, sampling and roots requests is answered whole in one retry (2026-07-28)",
 )
