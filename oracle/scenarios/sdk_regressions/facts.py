@@ -27,6 +27,7 @@ SPEC = "https://modelcontextprotocol.io/specification/2026-07-28"
 ELICITATION = f"{SPEC}/client/elicitation"
 MRTR = f"{SPEC}/basic/patterns/mrtr"
 DECLINE_TOOL = "decline_then_accept"  # asks one form (declined by the contract), then another (accepted)
+DECLINE_URL_TOOL = "decline_url_then_accept"  # for a client that declared URL mode: a URL request, then a form
 LOOP_TOOL = "keep_asking"  # every answer draws a new input_required, until the endpoint stops the loop
 MODE_TOOL = "ask_other_mode"  # asks in the elicitation mode the client did not declare (2026-07-28)
 DECLINE_PREFIX = "DECLINE:"  # a form whose message starts so is declined by the contract's stand-in user

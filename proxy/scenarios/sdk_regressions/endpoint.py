@@ -7,6 +7,9 @@ hands out (a 2025 session's calls go through proxy/endpoint/server_requests.py, 
 - `decline_then_accept` (every era): a form whose message starts `DECLINE:` (the contract's user declines it), then,
   whatever the answer, a form with another requestedSchema (accepted), then the result. Neither form has `mode`
   (form mode in every era, 2025-06-18 included);
+- `decline_url_then_accept` (2025-11-25 and 2026-07-28, a client that declared URL mode): a URL-mode request whose
+  message starts `DECLINE:` (the SDK drivers' contract declines it), then a form to accept, so a client that
+  declines no form is still seen after a decline;
 - `keep_asking` (2026-07-28): every call draws a new `input_required` (a new requestState, a new form), until the
   LOOP_ROUNDS-th round has been answered: then a complete error result ends the loop. A client that drops the
   requestState starts over at round one, so a per-recording count of calls ends it too (nothing hangs);
@@ -79,6 +82,30 @@ def decline_then_accept(call: ToolCall) -> ToolReply:
     return _asking(first, f"decline.first.{secrets.token_hex(6)}")
 
 
+def decline_url_then_accept(call: ToolCall) -> ToolReply:
+    """Asks a client that declared URL mode to open a page it is to decline, then for a form, and reports."""
+    declared = _elicitation(call)
+    if declared is None or "url" not in declared:
+        return _text(f"{call.name}: the client declared no URL-mode elicitation; nothing asked")
+    state = call.request_state or ""
+    if state.startswith("decline-url.second."):
+        answer = (call.input_responses or {}).get(KEY)
+        action = answer.get("action") if isinstance(answer, dict) else None
+        return _text(f"{call.name}: the form was answered {action!r}")
+    if state.startswith("decline-url.first."):
+        form = _form(
+            f"A form ({_minted(call, 'asked')}): accept it.", {"accepted_field": _choice(_minted(call, "accepted"))}
+        )
+        return _asking(form, f"decline-url.second.{secrets.token_hex(6)}")
+    marker = _minted(call, "declined")
+    params = {
+        "mode": "url",
+        "message": f"{DECLINE_PREFIX} open this page ({marker})",
+        "url": f"https://example.com/{marker}",
+    }
+    return _asking({"method": "elicitation/create", "params": params}, f"decline-url.first.{secrets.token_hex(6)}")
+
+
 class _LoopCalls:
     """How many calls of keep_asking each recording (nonce) made: the bound that holds whatever the state says."""
 
@@ -126,17 +153,18 @@ def ask_other_mode(call: ToolCall) -> ToolReply:
     if modes == {"form", "url"}:
         return _text(f"{call.name}: the client declared both modes; nothing asked")
     marker = _minted(call, "other-mode")
+    request: dict[str, Any]
     if "url" not in modes:
         params = {"mode": "url", "message": f"Open this page ({marker}).", "url": f"https://example.com/{marker}"}
         request = {"method": "elicitation/create", "params": params}
     else:
-        request = _form(f"A form ({marker}) for a client that declared URL mode only.", {"ok": {"type": "boolean"}})
-        request["params"]["mode"] = "form"
+        form = _form(f"A form ({marker}) for a client that declared URL mode only.", {"ok": {"type": "boolean"}})
+        request = {**form, "params": {**form["params"], "mode": "form"}}
     return _asking(request, f"mode.{secrets.token_hex(6)}")
 
 
-# their names are the oracle's DECLINE_TOOL, LOOP_TOOL and MODE_TOOL (a test holds them equal), in this order
+# their names are the oracle's DECLINE_TOOL, DECLINE_URL_TOOL, LOOP_TOOL and MODE_TOOL (a test holds them equal)
 TOOLS: tuple[ToolSpec, ...] = tuple(
     ToolSpec(name=fn.__name__, description=(fn.__doc__ or "").strip(), input_schema={"type": "object"}, handler=fn)
-    for fn in (decline_then_accept, keep_asking, ask_other_mode)
+    for fn in (decline_then_accept, decline_url_then_accept, keep_asking, ask_other_mode)
 )

@@ -16,16 +16,19 @@ from ..facts import LOOP_ROUNDS, LOOP_TOOL, MRTR, SCENARIO, loop_rounds
 
 def _told(rec: Recording, run: Run, last: Round) -> tuple[str, Evidence] | None:
     """What tells the user the client gave up: its error stream (the terminal, under a tty) written once the last
-    round had reached it, or a failing exit status; None when neither."""
+    round had reached it (a line naming the tool first), or a failing exit status; None when neither."""
     arrived = last.request.answer.t if last.request.answer is not None else None
     stream = "tty" if is_tty(rec, run.id) else "stderr"
-    for chunk in chunks(rec, run.id, stream):
-        if chunk.data.strip() and (arrived is None or chunk.t is None or chunk.t >= arrived):
-            note = "what the client wrote after the last round reached it"
-            text = chunk.data.decode("utf-8", "replace").strip().splitlines()[0][:120]
-            where = Evidence(kind="terminal", run=run.id, stream=stream, offset=chunk.offset, length=len(chunk.data),
+    after = [
+        c for c in chunks(rec, run.id, stream) if c.data.strip() and (arrived is None or c.t is None or c.t >= arrived)
+    ]
+    naming = [c for c in after if LOOP_TOOL.encode() in c.data]  # a complaint naming the tool, where there is one
+    for chunk in naming[:1] or after[:1]:
+        note = "what the client wrote after the last round reached it"
+        text = chunk.data.decode("utf-8", "replace").strip().splitlines()[0][:120]
+        where = Evidence(kind="terminal", run=run.id, stream=stream, offset=chunk.offset, length=len(chunk.data),
                              note=note)  # fmt: skip
-            return f"its {stream} says {text!r}", where
+        return f"its {stream} says {text!r}", where
     if run.exit_code not in (None, 0):
         return f"it exited {run.exit_code}", Evidence(kind="run", run=run.id, note=f"exit status {run.exit_code}")
     return None
