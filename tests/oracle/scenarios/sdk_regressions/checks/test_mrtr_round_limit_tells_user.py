@@ -1,4 +1,8 @@
-from tests.oracle.reference import results
+from dataclasses import replace
+
+from backchannel.oracle.scenarios.sdk_regressions.checks.mrtr_round_limit_tells_user import _told
+from backchannel.oracle.scenarios.sdk_regressions.facts import loop_rounds
+from tests.oracle.reference import recording, results
 
 CHECK = "mrtr-round-limit-tells-user"
 
@@ -26,3 +30,14 @@ def test_a_client_the_endpoint_had_to_stop_is_warned_with_the_round_count_and_th
 
 def test_the_2025_eras_have_no_loop_to_judge():
     assert results("sdk-regressions-toy-careful-2025-11-25")[CHECK].status == "SKIP"
+
+
+def test_a_stop_with_exit_0_and_nothing_written_after_the_last_round_tells_the_user_nothing():
+    rec = recording("sdk-regressions-toy-careful")
+    [rounds] = loop_rounds(rec).values()
+    last = rounds[-1]
+    assert last.request.answer is not None
+    later = replace(last, request=replace(last.request, answer=replace(last.request.answer, t=10**12)))
+    assert _told(rec, replace(rec.runs[0], exit_code=0), later) is None
+    what, where = _told(rec, rec.runs[0], last) or ("", None)
+    assert "keep_asking: the server still wanted input after 5 rounds" in what and where is not None
