@@ -56,7 +56,8 @@ def judge(rec: Recording) -> Iterator[Finding]:
     stopped. Judged per run: the client retried the last round the endpoint asked, so only the endpoint ended it,
     WARN with the round count. It stopped on its own (a round left unretried): PASS when its error stream (the
     terminal under a tty) was written after that round reached it, or it exited non-zero, with that as evidence;
-    WARN when it stopped silently (exit 0, nothing on stderr). No round of the tool: SKIP `not-exercised`."""
+    WARN when it stopped silently (exit 0, nothing on stderr). No round of the tool: SKIP `not-exercised`; no round
+    retried at all (the client could not or would not answer the first): SKIP `not-retried`."""
     found = loop_rounds(rec)
     if not found:
         yield Finding.skipped("not-exercised", f"no input_required round of {LOOP_TOOL} in any run")
@@ -75,6 +76,10 @@ def judge(rec: Recording) -> Iterator[Finding]:
                 *evidence,
                 run=run_id,
             )
+            continue
+        if answered == 0:
+            yield Finding.skipped("not-retried", f"the client retried no round of {LOOP_TOOL}: no loop to bound",
+                                  *last.evidence(), run=run_id)  # fmt: skip
             continue
         told = _told(rec, run, last) if run is not None else None
         if told is None:
