@@ -17,7 +17,8 @@ This module is the command line (the `backchannel-toy-agent` entry point, and `p
 the top-level help and the dispatch. The builds and the call loop are in toy_agent_core.py, the shape builds in
 toy_agent_shapes.py and toy_agent_url_first.py, the `ui` command and its flawed builds in toy_agent_ui.py, the
 `sampling` command and its flawed builds in toy_agent_sampling.py, the `conformance` command (the official suite's
-driver contract, for the `conformance` scenario) in toy_agent_conformance.py, the wire in toy_agent_wire.py.
+driver contract, for the `conformance` scenario) in toy_agent_conformance.py, the `regressions` command (bugs real
+SDKs shipped) in toy_agent_regressions.py, the wire in toy_agent_wire.py.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from backchannel.proxy.clients.toy_agent_core import (
     UsageError,
     run_call,
 )
+from backchannel.proxy.clients.toy_agent_regressions import run_regressions
 from backchannel.proxy.clients.toy_agent_roots import run_roots
 from backchannel.proxy.clients.toy_agent_sampling import run_sampling
 from backchannel.proxy.clients.toy_agent_shapes import (
@@ -130,6 +132,8 @@ def dispatch(build: Build, args: list[str]) -> int:
         return run_roots(build, rest)
     if command == "conformance" and build.variant not in (*SHAPES, "no-call-surface"):  # toy_agent_conformance.py
         return run_conformance(build, rest)
+    if command == "regressions" and build.variant not in (*SHAPES, "no-call-surface"):  # toy_agent_regressions.py
+        return run_regressions(build, rest)
     if build.variant in SHAPES:
         return dispatch_shape(build, command, rest)
     if command != "mcp" or build.variant == "no-call-surface":

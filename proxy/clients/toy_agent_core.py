@@ -262,8 +262,10 @@ def call_tool(
     tool: str,
     arguments: dict[str, Any],
     show: Callable[[Agent, dict[str, Any]], int] | None = None,
+    max_rounds: int | None = MAX_ROUNDS,
 ) -> int:
-    """Call `tool` until it completes, answering input requests (MRTR) and, when flawed, blindly retrying."""
+    """Call `tool` until it completes, answering input requests (MRTR) and, when flawed, blindly retrying; after
+    `max_rounds` rounds it gives up and says so (None: it never does, the regressions' `endless-retry` build)."""
     extra: dict[str, Any] = {}
     rounds = retries = 0
     reuse: int | None = None  # the id the next call reuses (only the retry-same-id flaw sets it)
@@ -283,8 +285,8 @@ def call_tool(
                 return 1
             retries, extra = retries + 1, {}
         elif kind == "input_required":
-            if rounds == MAX_ROUNDS:
-                agent.complain(f"the server still wanted input after {MAX_ROUNDS} rounds; giving up")
+            if rounds == max_rounds:
+                agent.complain(f"{tool}: the server still wanted input after {max_rounds} rounds; giving up")
                 return 1
             rounds += 1
             requests = result.get("inputRequests")

@@ -23,6 +23,7 @@ def test_the_references_make_one_table_per_scenario_with_every_recording_of_it_a
         "mrtr-provenance",
         "roots",
         "sampling",
+        "sdk-regressions",
         "session",  # the session rules judge every recording: every reference is a column of that table
     ]
     assert len(matrix.tables[-1].columns) == len(list(REFERENCES.glob("*.sqlite")))

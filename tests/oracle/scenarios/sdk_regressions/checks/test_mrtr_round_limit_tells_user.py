@@ -1,0 +1,43 @@
+from dataclasses import replace
+
+from backchannel.oracle.scenarios.sdk_regressions.checks.mrtr_round_limit_tells_user import _told
+from backchannel.oracle.scenarios.sdk_regressions.facts import loop_rounds
+from tests.oracle.reference import recording, results
+
+CHECK = "mrtr-round-limit-tells-user"
+
+
+def test_the_careful_toy_stops_after_its_five_rounds_and_says_so_on_stderr():
+    result = results("sdk-regressions-toy-careful")[CHECK]
+    assert result.status == "PASS", result.message
+    assert "stopped after 5 round(s) of keep_asking" in result.message and "its stderr says" in result.message
+    assert any(e.kind == "terminal" and e.stream == "stderr" for e in result.evidence)
+
+
+def test_both_sdk_drivers_stop_after_ten_rounds_with_an_error():
+    for name in ("py-sdk", "ts-sdk"):
+        result = results(f"sdk-regressions-{name}")[CHECK]
+        assert result.status == "PASS", (name, result.message)
+        assert "stopped after 10 round(s)" in result.message
+
+
+def test_a_client_the_endpoint_had_to_stop_is_warned_with_the_round_count_and_the_stop_cited():
+    result = results("sdk-regressions-toy-endless-retry")[CHECK]
+    assert result.status == "WARN", result.message
+    assert "answered 16 rounds of keep_asking and never stopped on its own" in result.message
+    assert result.evidence[-1].note == "the endpoint's answer ending the loop"
+
+
+def test_the_2025_eras_have_no_loop_to_judge():
+    assert results("sdk-regressions-toy-careful-2025-11-25")[CHECK].status == "SKIP"
+
+
+def test_a_stop_with_exit_0_and_nothing_written_after_the_last_round_tells_the_user_nothing():
+    rec = recording("sdk-regressions-toy-careful")
+    [rounds] = loop_rounds(rec).values()
+    last = rounds[-1]
+    assert last.request.answer is not None
+    later = replace(last, request=replace(last.request, answer=replace(last.request.answer, t=10**12)))
+    assert _told(rec, replace(rec.runs[0], exit_code=0), later) is None
+    what, where = _told(rec, rec.runs[0], last) or ("", None)
+    assert "keep_asking: the server still wanted input after 5 rounds" in what and where is not None
