@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 from backchannel.oracle import all_checks
+from backchannel.oracle.requirements import load_requirements
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,6 +24,18 @@ def test_the_readme_check_table_lists_exactly_the_registered_checks():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     table = set(re.findall(r"^\| `([a-z0-9-]+)` \| `[a-z0-9-]+` \|", readme, re.MULTILINE))
     assert table == set(all_checks())
+
+
+def test_each_readme_check_row_gives_the_checks_scenario_level_and_its_registered_requirement():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    entries = load_requirements().entries
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \| `([a-z0-9-]+)` \| (\w+) \| ([^|]+) \|", readme, re.MULTILINE)
+    assert len(rows) == len(all_checks())
+    for check_id, scenario, level, requirement in rows:
+        check = all_checks()[check_id]
+        assert (scenario, level) == (check.scenario, check.level), check_id
+        anchor = entries[check_id].anchor
+        assert (f"]({anchor})" in requirement) if anchor else requirement.startswith("lab rule"), check_id
 
 
 # Modules without a test file of their own, each with the test that covers it and why that is the right place.
