@@ -41,7 +41,11 @@ def listed(requests: list[Request], before: int) -> dict[str, Any]:
             result = result_of(request)
             found = result.get("tools") if result is not None else None
             if isinstance(found, list):
-                tools = {t["name"]: t.get("inputSchema") for t in found if isinstance(t, dict) and "name" in t}
+                tools = {
+                    t["name"]: t.get("inputSchema")
+                    for t in found
+                    if isinstance(t, dict) and isinstance(t.get("name"), str)
+                }
     return tools
 
 
