@@ -16,7 +16,8 @@ from ..facts import LOOP_ROUNDS, LOOP_TOOL, MRTR, SCENARIO, loop_rounds
 
 def _told(rec: Recording, run: Run, last: Round) -> tuple[str, Evidence] | None:
     """What tells the user the client gave up: its error stream (the terminal, under a tty) written once the last
-    round had reached it (a line naming the tool first), or a failing exit status; None when neither."""
+    round had reached it (a line naming the tool first), or a failing exit status of its own (a client the lab
+    killed at its timeout chose no status); None when neither."""
     arrived = last.request.answer.t if last.request.answer is not None else None
     stream = "tty" if is_tty(rec, run.id) else "stderr"
     after = [
@@ -25,11 +26,11 @@ def _told(rec: Recording, run: Run, last: Round) -> tuple[str, Evidence] | None:
     naming = [c for c in after if LOOP_TOOL.encode() in c.data]  # a complaint naming the tool, where there is one
     for chunk in naming[:1] or after[:1]:
         note = "what the client wrote after the last round reached it"
-        text = chunk.data.decode("utf-8", "replace").strip().splitlines()[0][:120]
+        text = next(iter(chunk.data.decode("utf-8", "replace").strip().splitlines()), "")[:120]
         where = Evidence(kind="terminal", run=run.id, stream=stream, offset=chunk.offset, length=len(chunk.data),
                              note=note)  # fmt: skip
         return f"its {stream} says {text!r}", where
-    if run.exit_code not in (None, 0):
+    if run.exit_code not in (None, 0) and run.outcome in (None, "exited"):
         return f"it exited {run.exit_code}", Evidence(kind="run", run=run.id, note=f"exit status {run.exit_code}")
     return None
 

@@ -41,3 +41,22 @@ def test_a_stop_with_exit_0_and_nothing_written_after_the_last_round_tells_the_u
     assert _told(rec, replace(rec.runs[0], exit_code=0), later) is None
     what, where = _told(rec, rec.runs[0], last) or ("", None)
     assert "keep_asking: the server still wanted input after 5 rounds" in what and where is not None
+
+
+def test_a_client_the_lab_killed_at_its_timeout_chose_no_exit_status_so_it_told_the_user_nothing():
+    rec = recording("sdk-regressions-toy-careful")
+    [rounds] = loop_rounds(rec).values()
+    last = rounds[-1]
+    later = replace(last, request=replace(last.request, answer=replace(last.request.answer, t=10**12)))
+    killed = replace(rec.runs[0], exit_code=-9, outcome="timeout")
+    assert _told(rec, killed, later) is None
+    what, _where = _told(rec, replace(killed, exit_code=3, outcome="exited"), later) or ("", None)
+    assert what == "it exited 3"
+
+
+def test_an_error_stream_of_only_unicode_whitespace_is_quoted_empty_not_a_crash():
+    rec = recording("sdk-regressions-toy-careful")
+    [rounds] = loop_rounds(rec).values()
+    blank = tuple(replace(c, data=b"\xc2\xa0\x1c") if c.stream == "stderr" else c for c in rec.terminal)
+    what, where = _told(replace(rec, terminal=blank), rec.runs[0], rounds[-1]) or ("", None)
+    assert what == "its stderr says ''" and where is not None
