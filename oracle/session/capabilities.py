@@ -49,4 +49,5 @@ def undeclared(kind: str, params: object, capabilities: Mapping[str, object]) ->
     modes = set(elicitation) & {"form", "url"} if isinstance(elicitation, dict) else set()
     if not modes:  # `elicitation: {}` declares form mode (the spec's backward-compatible reading)
         modes = {"form"}
-    return None if mode in modes else f"elicitation mode {str(mode)[:20]!r} was not declared"
+    # a mode that is not a string (a list, an object: JSON from anyone) is no mode a client declares
+    return None if isinstance(mode, str) and mode in modes else f"elicitation mode {str(mode)[:20]!r} was not declared"

@@ -28,3 +28,10 @@ def test_an_undeclared_kind_or_mode_fails_showing_what_was_declared(tmp_path):
 
 def test_no_input_requests_is_not_exercised(tmp_path):
     assert _asking({}).judged(tmp_path, RULE).reason == "not-exercised"
+
+
+def test_a_mode_that_is_not_a_string_is_no_declared_mode_not_a_crash(tmp_path):
+    for mode in (["url"], {"url": {}}):
+        ask = {"method": "elicitation/create", "params": {"mode": mode, "message": "Confirm?"}}
+        found = _asking({"elicitation": {"form": {}, "url": {}}}, ask).judged(tmp_path, RULE)
+        assert found.status == "FAIL" and "was not declared" in found.message
