@@ -3,7 +3,9 @@ tools the client was listed, the headers each request carried, and whether a std
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import json
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from backchannel.oracle.bridge import bridged_by
@@ -33,28 +35,68 @@ def result_of(request: Request) -> Mapping[str, Any] | None:
     return result if isinstance(result, dict) else None
 
 
-def listed(requests: list[Request], before: int) -> dict[str, Any]:
-    """The tools (name -> inputSchema) of the last tools/list answer the client got before message `before`."""
-    tools: dict[str, Any] = {}
-    for request in requests:
-        if request.message.method == "tools/list" and request.message.seq < before:
+class Listings:
+    """The tools/list answers a run's client got, read once: which tools were listed at any point of the run."""
+
+    def __init__(self, requests: list[Request]) -> None:
+        self._seqs: list[int] = []
+        self._tools: list[dict[str, Any]] = []
+        lists = (r for r in requests if r.message.method == "tools/list")
+        for request in sorted(lists, key=lambda r: r.message.seq):
             result = result_of(request)
             found = result.get("tools") if result is not None else None
             if isinstance(found, list):
-                tools = {
-                    t["name"]: t.get("inputSchema")
-                    for t in found
-                    if isinstance(t, dict) and isinstance(t.get("name"), str)
-                }
-    return tools
+                self._seqs.append(request.message.seq)
+                self._tools.append(
+                    {
+                        t["name"]: t.get("inputSchema")
+                        for t in found
+                        if isinstance(t, dict) and isinstance(t.get("name"), str)
+                    }
+                )
+
+    def before(self, seq: int) -> dict[str, Any]:
+        """The tools (name -> inputSchema) of the last tools/list answer the client got before message `seq`."""
+        index = bisect_left(self._seqs, seq)
+        return self._tools[index - 1] if index else {}
+
+
+def listed(requests: list[Request], before: int) -> dict[str, Any]:
+    """The tools (name -> inputSchema) of the last tools/list answer the client got before message `before`."""
+    return Listings(requests).before(before)
 
 
 def tool_calls(requests: list[Request]) -> Iterator[tuple[Request, str, Any]]:
     """Each tools/call the client sent with the tool's name and the schema it was listed with (None: unlisted)."""
+    listings = Listings(requests)  # once per run: a call per listing read would be quadratic in a long recording
     for request in requests:
         name = request.params.get("name")
         if request.message.method == "tools/call" and isinstance(name, str):
-            yield request, name, listed(requests, request.message.seq).get(name)
+            yield request, name, listings.before(request.message.seq).get(name)
+
+
+def alike_key(request: Request) -> tuple[str | None, str]:
+    """What a retry shares with its request: the method and the tool name or resource URI (as JSON text: from a
+    recording it may be any JSON)."""
+    name = request.params.get("name", request.params.get("uri"))
+    return request.message.method, json.dumps(name, sort_keys=True)
+
+
+def by_alike(requests: list[Request], keep: Callable[[Request], bool] = lambda _r: True) -> dict[Any, list[int]]:
+    """The indices (in order) of the requests `keep` takes, by `alike_key`: a later alike request is found by bisection,
+    never by a scan of the rest of the run."""
+    found: dict[Any, list[int]] = {}
+    for index, request in enumerate(requests):
+        if keep(request):
+            found.setdefault(alike_key(request), []).append(index)
+    return found
+
+
+def next_alike(indices: dict[Any, list[int]], requests: list[Request], index: int) -> int | None:
+    """The index of the first request after `index` in `indices` that is alike `requests[index]`; None: none."""
+    candidates = indices.get(alike_key(requests[index]), [])
+    at = bisect_right(candidates, index)
+    return candidates[at] if at < len(candidates) else None
 
 
 def sent_headers(request: Request) -> dict[str, str]:

@@ -7,7 +7,7 @@ from backchannel.oracle.model import Finding
 from backchannel.oracle.session.facts import cite
 from backchannel.recordings.model import Recording
 
-from .facts import NOT_EXERCISED, listed, over_bridge, runs_requests, tool_calls
+from .facts import NOT_EXERCISED, Listings, over_bridge, runs_requests, tool_calls
 from .param_headers import broken_constraints
 
 
@@ -17,13 +17,14 @@ def judge_invalid(rec: Recording, check_id: str, what: str) -> Finding:
     offered: set[str] = set()
     called, bridged = [], 0
     for requests in runs_requests(rec):
+        listings = Listings(requests)
         for request in requests:
             if request.message.method != "tools/list":
                 continue
             if over_bridge(request):
                 bridged += 1
                 continue
-            tools = listed(requests, request.message.seq + 1)
+            tools = listings.before(request.message.seq + 1)
             offered |= {name for name, schema in tools.items() if check_id in broken_constraints(schema)}
         for request, name, schema in tool_calls(requests):
             if not over_bridge(request) and check_id in broken_constraints(schema):

@@ -11,7 +11,7 @@ from backchannel.oracle.session.facts import cite
 from backchannel.recordings.model import Recording
 
 from .. import SCENARIO
-from ..facts import NOT_EXERCISED, SPEC, listed, result_of, runs_requests
+from ..facts import NOT_EXERCISED, SPEC, Listings, result_of, runs_requests
 
 CANARY = "canary"  # the url_hits server the run's network $ref points at (proxy/scenarios/conformance/ref_tools.py)
 
@@ -36,7 +36,7 @@ def network_refs(schema: Any) -> list[str]:
     eras=("2026-07-28",),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
-    """"JSON Schema 2020-12 permits $ref to point at an absolute URI. Implementations MUST NOT automatically
+    """ "JSON Schema 2020-12 permits $ref to point at an absolute URI. Implementations MUST NOT automatically
     dereference $ref values that resolve to a network URI." Exercised by a run whose client got a tools/list answer
     with a network `$ref` in some inputSchema; the `$ref` points at a loopback canary that records every request.
     A request reaching it: FAIL, citing each hit. None: PASS (only the canary is watched: a fetch of another host is
@@ -45,10 +45,11 @@ def judge(rec: Recording) -> Iterator[Finding]:
     offered: list[Evidence] = []
     runs: set[str] = set()
     for requests in runs_requests(rec):
+        listings = Listings(requests)
         for request in requests:
             if request.message.method != "tools/list" or result_of(request) is None:
                 continue
-            tools = listed(requests, request.message.seq + 1)
+            tools = listings.before(request.message.seq + 1)
             refs = [ref for schema in tools.values() for ref in network_refs(schema)]
             if refs:
                 offered.append(cite(request.message, f"listed a tool whose $ref names {refs[0][:120]}"))

@@ -10,7 +10,7 @@ from backchannel.oracle.session.facts import cite
 from backchannel.recordings.model import Recording
 
 from .. import SCENARIO
-from ..facts import NOT_EXERCISED, SPEC, result_of, runs_requests
+from ..facts import NOT_EXERCISED, SPEC, by_alike, next_alike, result_of, runs_requests
 
 
 @check(
@@ -31,6 +31,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
     SUCCESS covers it too). No such result: SKIP (the suite backfills FAILURE)."""
     judged, broken, kept = 0, [], []
     for requests in runs_requests(rec):
+        rounds = by_alike(requests, lambda r: "inputResponses" in r.params or "requestState" in r.params)
         for index, request in enumerate(requests):
             method = request.message.method
             result = result_of(request)
@@ -42,12 +43,12 @@ def judge(rec: Recording) -> Iterator[Finding]:
                 continue
             judged += 1
             name = request.params.get("name", request.params.get("uri"))
-            after = [r for r in requests[index + 1 :] if r.message.method == method
-                     and r.params.get("name", r.params.get("uri")) == name]  # fmt: skip
-            answered = next((r for r in after if "inputResponses" in r.params or "requestState" in r.params), None)
-            if answered is not None:
+            later = next_alike(rounds, requests, index)
+            if later is not None:
                 note = f"{name}: answered as input_required"
-                broken.append((cite(request.message, "got a result without resultType"), cite(answered.message, note)))
+                broken.append(
+                    (cite(request.message, "got a result without resultType"), cite(requests[later].message, note))
+                )
             else:
                 kept.append(cite(request.message, f"{name}: result without resultType, not answered as a round"))
     if broken:

@@ -12,7 +12,7 @@ from backchannel.recordings.json_form import member
 from backchannel.recordings.model import Recording
 
 from .. import SCENARIO
-from ..facts import NOT_EXERCISED, SPEC, runs_requests, sent_headers
+from ..facts import NOT_EXERCISED, SPEC, by_alike, next_alike, runs_requests, sent_headers
 
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 
@@ -51,17 +51,15 @@ def judge(rec: Recording) -> Iterator[Finding]:
     warned: list[tuple[str, tuple[Evidence, ...]]] = []
     kept: list[Evidence] = []
     for requests in runs_requests(rec):
+        alike = by_alike(requests)
         for index, request in enumerate(requests):
             supported = _supported(request)
             if not supported:
                 continue
             judged += 1
-            method, name = request.message.method, request.params.get("name", request.params.get("uri"))
-            retry = next(
-                (r for r in requests[index + 1 :] if r.message.method == method
-                 and r.params.get("name", r.params.get("uri")) == name),
-                None,
-            )  # fmt: skip
+            method = request.message.method
+            later = next_alike(alike, requests, index)
+            retry = None if later is None else requests[later]
             refused = cite(request.message, f"refused -32022, supported {supported!r}"[:200])
             if retry is None:
                 warned.append((f"{method} was never retried", (refused,)))
