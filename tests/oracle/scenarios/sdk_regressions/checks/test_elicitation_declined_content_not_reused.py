@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 from backchannel.oracle.scenarios.sdk_regressions.checks.elicitation_declined_content_not_reused import _leaks, judge
 from backchannel.oracle.scenarios.sdk_regressions.facts import Asked
 from tests.oracle.reference import recording, results
@@ -48,3 +50,23 @@ def test_a_key_both_schemas_share_is_not_foreign():
 def test_a_recording_without_a_decline_is_skipped():
     [finding] = judge(recording("roots-toy-careful"))
     assert finding.status == "SKIP" and finding.reason == "not-exercised"
+
+
+def test_many_declines_and_accepts_in_one_run_are_compared_in_linear_work_not_pair_by_pair(monkeypatch):
+    from backchannel.oracle.scenarios.sdk_regressions.checks import elicitation_declined_content_not_reused as module
+    from backchannel.oracle.scenarios.sdk_regressions.facts import marked
+
+    n = 100
+    asked = []
+    for i in range(n):
+        asked.append(_asked(_form(a=f"declined-NONCE-{i}"), {"action": "decline"}))
+        asked.append(
+            _asked(_form(b=f"accepted-NONCE-{i}"), {"action": "accept", "content": {"b": f"accepted-NONCE-{i}"}})
+        )
+    calls = []
+    monkeypatch.setattr(module, "marked", lambda value, nonce: calls.append(1) or marked(value, nonce))
+    monkeypatch.setattr(module, "elicitations", lambda _rec: asked)
+    rec = recording("sdk-regressions-toy-careful")
+    [found] = judge(replace(rec, meta={**rec.meta, "nonce": "NONCE"}))
+    assert found.status == "PASS" and found.message.startswith(f"{n * (n + 1) // 2} (decline, later accept) pair(s)")
+    assert len(calls) <= 4 * n
