@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import shutil
 import socket
@@ -62,6 +63,8 @@ CONTRACT_ENV_FACT = "contract_env"
 # the per-run variables a recording may hand a replayed client: the official suite's driver contract, nothing else (a
 # recording from elsewhere must never choose a client's PATH, HOME or preloads)
 CONTRACT_ENV_PREFIXES = ("MCP_CONFORMANCE_",)
+# a name the OS takes as it is ("=" in a name is refused by exec: a hostile recording would crash the replay)
+_CONTRACT_ENV_NAME = re.compile(r"MCP_CONFORMANCE_[A-Z0-9_]+")
 MAX_CONTRACT_VALUE = 64 * 1024
 
 
@@ -79,7 +82,7 @@ def contract_env(facts: Mapping[str, Fact]) -> dict[str, str]:
         k: v
         for k, v in found.items()
         if isinstance(k, str)
-        and k.startswith(CONTRACT_ENV_PREFIXES)
+        and _CONTRACT_ENV_NAME.fullmatch(k)
         and isinstance(v, str)
         and len(v) <= MAX_CONTRACT_VALUE
         and "\0" not in k + v

@@ -49,3 +49,10 @@ def test_a_replay_sets_only_the_driver_contracts_variables_a_recording_names() -
     assert contract_env({CONTRACT_ENV_FACT: hostile}) == {"MCP_CONFORMANCE_CONTEXT": "{}"}
     assert contract_env({CONTRACT_ENV_FACT: "not json"}) == {} and contract_env({}) == {}
     assert contract_env({CONTRACT_ENV_FACT: '["MCP_CONFORMANCE_SCENARIO"]'}) == {}
+
+
+def test_a_contract_variable_name_exec_would_refuse_is_left_out_so_a_replay_cannot_crash() -> None:
+    hostile = (
+        '{"MCP_CONFORMANCE_A=B": "x", "MCP_CONFORMANCE_ü": "x", "MCP_CONFORMANCE_": "x", "MCP_CONFORMANCE_OK": "y"}'
+    )
+    assert contract_env({CONTRACT_ENV_FACT: hostile}) == {"MCP_CONFORMANCE_OK": "y"}
