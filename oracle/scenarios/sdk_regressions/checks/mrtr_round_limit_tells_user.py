@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
 from backchannel.oracle.session.facts import Round, cite
-from backchannel.oracle.terminal import chunks, is_tty
+from backchannel.oracle.terminal import chunks, is_tty, plain
 from backchannel.recordings.model import Recording, Run
 
 from ..facts import LOOP_ROUNDS, LOOP_TOOL, MRTR, SCENARIO, loop_rounds
@@ -20,13 +20,16 @@ def _told(rec: Recording, run: Run, last: Round) -> tuple[str, Evidence] | None:
     killed at its timeout chose no status); None when neither."""
     arrived = last.request.answer.t if last.request.answer is not None else None
     stream = "tty" if is_tty(rec, run.id) else "stderr"
+    # text, not a terminal's escape sequences alone (a cursor move or a colour reset tells the user nothing)
     after = [
-        c for c in chunks(rec, run.id, stream) if c.data.strip() and (arrived is None or c.t is None or c.t >= arrived)
+        c
+        for c in chunks(rec, run.id, stream)
+        if plain(c.data).strip() and (arrived is None or c.t is None or c.t >= arrived)
     ]
     naming = [c for c in after if LOOP_TOOL.encode() in c.data]  # a complaint naming the tool, where there is one
     for chunk in naming[:1] or after[:1]:
         note = "what the client wrote after the last round reached it"
-        text = next(iter(chunk.data.decode("utf-8", "replace").strip().splitlines()), "")[:120]
+        text = next(iter(plain(chunk.data).decode("utf-8", "replace").strip().splitlines()), "")[:120]
         where = Evidence(kind="terminal", run=run.id, stream=stream, offset=chunk.offset, length=len(chunk.data),
                              note=note)  # fmt: skip
         return f"its {stream} says {text!r}", where

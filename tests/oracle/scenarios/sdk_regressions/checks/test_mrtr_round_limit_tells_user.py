@@ -60,3 +60,14 @@ def test_an_error_stream_of_only_unicode_whitespace_is_quoted_empty_not_a_crash(
     blank = tuple(replace(c, data=b"\xc2\xa0\x1c") if c.stream == "stderr" else c for c in rec.terminal)
     what, where = _told(replace(rec, terminal=blank), rec.runs[0], rounds[-1]) or ("", None)
     assert what == "its stderr says ''" and where is not None
+
+
+def test_escape_sequences_alone_on_the_terminal_after_the_last_round_tell_the_user_nothing():
+    rec = recording("sdk-regressions-toy-careful")
+    [rounds] = loop_rounds(rec).values()
+    run = replace(rec.runs[0], exit_code=0)
+    redraws = tuple(replace(c, stream="tty", data=b"\x1b[2K\x1b[1G\x1b[0m") for c in rec.terminal)
+    assert _told(replace(rec, terminal=redraws), run, rounds[-1]) is None
+    said = tuple(replace(c, stream="tty", data=b"\x1b[31mgave up\x1b[0m\r\n") for c in rec.terminal)
+    what, _where = _told(replace(rec, terminal=said), run, rounds[-1]) or ("", None)
+    assert what == "its tty says 'gave up'"
