@@ -1,9 +1,13 @@
-"""Many recordings as one SARIF 2.1.0 log: one run, one artifact per recording, every recording's results in it.
+"""Many recordings as one SARIF 2.1.0 log: one run, one artifact per recording, each result in its recording.
 
 One run, not one per recording: code scanning takes a log best as a single run of a tool, and a rule (a check id)
-is then declared once however many recordings it judged. Each recording is an artifact named as the corpus names
-it (the path relative to the argument that found it), so a result's location is the recording it came from. A
-recording that could not be judged is an artifact too, with an error notification saying why: it is never
+is then declared once however many recordings it judged. A corpus log carries the results that need a look (FAIL,
+WARN, ERROR); PASS and SKIP are counted in the run's properties (`summary`) but not listed, and past
+`MAX_RESULTS` (code scanning refuses a run of more than 25,000) the rest are counted as `results_left_out`, so a
+corpus of any size uploads. One recording's SARIF (`judge FILE --format sarif`) lists every result.
+
+Each recording is an artifact named as the corpus names it, so a result's location is the recording it came from.
+A recording that could not be judged is an artifact too, with an error notification saying why: it is never
 silently absent.
 """
 
@@ -21,6 +25,8 @@ from backchannel.recordings.safe_text import neutralise_json
 from .corpus import totals
 
 Json = dict[str, Any]
+MAX_RESULTS = 25_000  # GitHub code scanning's limit on the results of one run
+LISTED_KINDS = ("fail", "open")  # FAIL and WARN are kind fail, ERROR open; PASS is pass, SKIP notApplicable
 
 
 def _point_at(locations: list[Json], index: int) -> None:
@@ -38,6 +44,7 @@ def corpus_sarif(entries: list[dict[str, Any]], exit_code: int, extra: dict[str,
     results: list[Json] = []
     notifications: list[Json] = []
     tool_version = ""
+    left_out = 0
     for item in entries:
         name = str(item["name"])
         index = len(artifacts)
@@ -63,10 +70,16 @@ def corpus_sarif(entries: list[dict[str, Any]], exit_code: int, extra: dict[str,
                 rule_index[rule["id"]] = len(rules)
                 rules.append(rule)
         for result in run["results"]:
+            if result["kind"] not in LISTED_KINDS:
+                continue
+            if len(results) >= MAX_RESULTS:
+                left_out += 1
+                continue
             result["ruleIndex"] = rule_index[result["ruleId"]]
             _point_at(result["locations"], index)
             results.append(result)
-    properties: Json = {"summary": totals(entries), "exit_code": exit_code, **(extra or {})}
+    properties: Json = {"summary": totals(entries), "exit_code": exit_code, "results_left_out": left_out}
+    properties.update(extra or {})
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 
+from backchannel.proxy.judging import corpus_sarif as corpus_sarif_module
 from backchannel.proxy.judging.corpus_sarif import corpus_sarif
 from tests.oracle.render.test_sarif import SARIF_SUBSET
 from tests.proxy.judging.conftest import FLAWED, PASSING, as_json, copy_in, run_cli
@@ -41,6 +43,34 @@ def test_judging_many_as_sarif_gives_one_run_with_an_artifact_per_recording(tmp_
         r["locations"][0]["physicalLocation"]["artifactLocation"]["index"] == flawed_index for r in failing
     )
     assert run["properties"]["exit_code"] == 1 and run["invocations"][0]["executionSuccessful"] is True
+
+
+def test_pass_and_skip_are_counted_not_listed_and_results_past_the_cap_are_counted_as_left_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def report(statuses: list[str]) -> dict[str, Any]:
+        results = [
+            {
+                "id": f"c-{i}",
+                "scenario": "s",
+                "status": st,
+                "level": "MUST",
+                "title": "t",
+                "message": "m",
+                "evidence": [],
+            }
+            for i, st in enumerate(statuses)
+        ]
+        return {"tool": "backchannel", "results": results, "summary": {}, "exit_code": 1}
+
+    entries = [{"name": "a.sqlite", "report": report(["PASS", "SKIP", "FAIL", "WARN", "ERROR"])}]
+    listed = corpus_sarif(entries, 1)["runs"][0]
+    assert [r["ruleId"] for r in listed["results"]] == ["c-2", "c-3", "c-4"]
+    assert listed["properties"]["results_left_out"] == 0
+    monkeypatch.setattr(corpus_sarif_module, "MAX_RESULTS", 2)
+    capped = corpus_sarif(entries, 1)["runs"][0]
+    assert [r["ruleId"] for r in capped["results"]] == ["c-2", "c-3"]
+    assert capped["properties"]["results_left_out"] == 1
 
 
 def test_a_recording_that_could_not_be_judged_is_an_artifact_with_an_error_notification() -> None:
