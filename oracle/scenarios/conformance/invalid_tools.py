@@ -13,9 +13,11 @@ from .param_headers import broken_constraints
 
 def judge_invalid(rec: Recording, check_id: str, what: str) -> Finding:
     """FAIL for each call to a tool listed with an annotation that breaks `check_id`'s constraint; PASS when such
-    tools were listed and none was called; SKIP when none was listed (or only over the stdio bridge)."""
+    tools were listed and the client called other tools but none of them; SKIP when none was listed (or only over
+    the stdio bridge), or when the client called no tool at all (a client that crashed after listing has shown
+    nothing about what it left out)."""
     offered: set[str] = set()
-    called, bridged = [], 0
+    called, bridged, any_call = [], 0, False
     for requests in runs_requests(rec):
         listings = Listings(requests)
         for request in requests:
@@ -27,6 +29,7 @@ def judge_invalid(rec: Recording, check_id: str, what: str) -> Finding:
             tools = listings.before(request.message.seq + 1)
             offered |= {name for name, schema in tools.items() if check_id in broken_constraints(schema)}
         for request, name, schema in tool_calls(requests):
+            any_call = any_call or not over_bridge(request)
             if not over_bridge(request) and check_id in broken_constraints(schema):
                 called.append((name, cite(request.message, f"calls {name}, whose x-mcp-header {what}")))
     if called:
@@ -36,6 +39,12 @@ def judge_invalid(rec: Recording, check_id: str, what: str) -> Finding:
     if not offered:
         note = " (tools were listed over the stdio bridge: x-mcp-header MAY be ignored there)" if bridged else ""
         return Finding.skipped(NOT_EXERCISED, f"no tool listed to the client had an x-mcp-header that {what}{note}")
+    if not any_call:
+        return Finding.skipped(
+            NOT_EXERCISED,
+            f"{len(offered)} listed tool(s) whose x-mcp-header {what}, but the client called no tool at all: nothing"
+            " shows whether it left them out",
+        )
     return Finding.passed(
         f"{len(offered)} listed tool(s) whose x-mcp-header {what}: none called ({', '.join(sorted(offered))})"
     )
