@@ -14,7 +14,7 @@ from .registry import SESSION, all_checks
 
 # 2: the session rules judge every recording; 3: in every era, with the schema of each; 4: every check states its
 # eras (SKIP not-in-era), the sampling and roots scenarios
-ORACLE_VERSION = "6"
+ORACLE_VERSION = "7"
 
 
 def scenarios_of(rec: Recording) -> tuple[str, ...]:

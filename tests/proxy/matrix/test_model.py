@@ -17,6 +17,7 @@ def _reference_matrix():
 def test_the_references_make_one_table_per_scenario_with_every_recording_of_it_as_a_column():
     matrix = _reference_matrix()
     assert [t.scenario for t in matrix.tables] == [
+        "conformance",
         "elicitation-sep1036-url-mode",
         "elicitation-ui",
         "elicitation-url-mode",
@@ -27,13 +28,13 @@ def test_the_references_make_one_table_per_scenario_with_every_recording_of_it_a
         "session",  # the session rules judge every recording: every reference is a column of that table
     ]
     assert len(matrix.tables[-1].columns) == len(list(REFERENCES.glob("*.sqlite")))
-    mrtr = matrix.tables[3]
+    mrtr = next(t for t in matrix.tables if t.scenario == "mrtr-provenance")
     assert [c.recording for c in mrtr.columns] == sorted(p.name for p in REFERENCES.glob("mrtr-provenance-*.sqlite"))
     assert [r.id for r, _ in mrtr.rows] == sorted(r.id for r, _ in mrtr.rows)
 
 
 def test_a_probe_cell_shows_its_verdict_and_names_its_case_page():
-    mrtr = _reference_matrix().tables[3]
+    mrtr = next(t for t in _reference_matrix().tables if t.scenario == "mrtr-provenance")
     row = next(cells for r, cells in mrtr.rows if r.id == "mrtr-provenance-input-requests")
     flawed = next(c for c in row if c is not None and c.column.recording == "mrtr-provenance-toy-flawed.sqlite")
     assert flawed.status == "CONFIRMED" and flawed.requirement.probe
