@@ -78,8 +78,10 @@ def run_scenario(
     try:
         report = json.loads(done.stdout)
     except ValueError as exc:
-        raise RuntimeError(f"backchannel check --scenario {scenario} printed no report (exit {done.returncode}):\n"
-                           f"{done.stderr[-2000:]}") from exc
+        raise RuntimeError(
+            f"backchannel check --scenario {scenario} printed no report (exit {done.returncode}):\n"
+            f"{done.stderr[-2000:]}"
+        ) from exc
     if not isinstance(report, dict):
         raise RuntimeError(f"backchannel check --scenario {scenario} printed JSON that is not a report")
     return read_report(report, scenario)

@@ -80,9 +80,7 @@ def run_all(found: suite.Suite, chosen: Sequence[Driver]) -> list[DriverParity]:
                 pool.submit(check_run.run_scenario, name, driver.argv, options) for name, options in OUR_SCENARIOS
             ]
         for driver in chosen:
-            theirs[driver.key] = [
-                pool.submit(suite.run_scenario, found, name, driver.argv) for name in suite.SCENARIOS
-            ]
+            theirs[driver.key] = [pool.submit(suite.run_scenario, found, name, driver.argv) for name in suite.SCENARIOS]
         return [compared(d, [f.result() for f in theirs[d.key]], [f.result() for f in ours[d.key]]) for d in chosen]
 
 
@@ -210,7 +208,8 @@ def main(argv: Sequence[str] | None = None, runner: Callable[[], list[DriverPari
     problems = unexplained(parities) + [f"stale reason: {i} (no difference needs it)" for i in unused(parities)]
     for parity in parities:
         counts = {kind: sum(row.outcome == kind for row in parity.rows) for kind in (AGREE, DIFFER, NOT_COMPARED)}
-        print(f"{parity.driver.key}: {len(parity.rows)} shared ids: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+        tally = ", ".join(f"{n} {k}" for k, n in counts.items())
+        print(f"{parity.driver.key}: {len(parity.rows)} shared ids: {tally}")
     if args.check:
         written = page.read_text(encoding="utf-8") if page.is_file() else ""
         if written != text:
