@@ -1,4 +1,4 @@
-"""The official conformance suite's client contract, spoken by the Python SDK driver when MCP_CONFORMANCE_SCENARIO is set.
+"""The official conformance suite's client contract, spoken by the Python SDK driver when the suite runs it.
 
 The suite (`@modelcontextprotocol/conformance`) starts a mock server per scenario and runs the client with the
 server's URL as the last argument and three variables: `MCP_CONFORMANCE_SCENARIO` (the scenario's name),
