@@ -28,6 +28,7 @@ import json
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from mcp import Client
@@ -180,13 +181,11 @@ async def every_call(session: Session, client: Client, context: Mapping[str, Any
         await session.call(name, arguments)
     capabilities = client.server_capabilities
     if capabilities is not None and capabilities.resources is not None:
-        listed = await client.list_resources()
-        for resource in listed.resources:
-            await session.attempt(f"resource {resource.uri}", lambda uri=resource.uri: client.read_resource(uri))
+        for resource in (await client.list_resources()).resources:
+            await session.attempt(f"resource {resource.uri}", partial(client.read_resource, resource.uri))
     if capabilities is not None and capabilities.prompts is not None:
-        prompts = await client.list_prompts()
-        for prompt in prompts.prompts:
-            await session.attempt(f"prompt {prompt.name}", lambda name=prompt.name: client.get_prompt(name))
+        for prompt in (await client.list_prompts()).prompts:
+            await session.attempt(f"prompt {prompt.name}", partial(client.get_prompt, prompt.name))
 
 
 async def run(url: str, contract: Contract) -> int:
