@@ -7,6 +7,7 @@ interpreter, and read back as one verdict per check id. The exit code is not a v
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -17,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 CLI = [sys.executable, "-m", "backchannel.proxy.cli"]
+# the suite's contract variables: a scenario that speaks that contract (`conformance`) sets them per run itself; left
+# in from the caller's environment they would switch the drivers to it in every other scenario too
+SUITE_VARIABLES = ("MCP_CONFORMANCE_SCENARIO", "MCP_CONFORMANCE_PROTOCOL_VERSION", "MCP_CONFORMANCE_CONTEXT")
 
 
 @dataclass(frozen=True)
@@ -74,7 +78,8 @@ def run_scenario(
             "--out",
             str(Path(folder) / "run.sqlite"),
         ]
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+        env = {name: value for name, value in os.environ.items() if name not in SUITE_VARIABLES}
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, env=env, check=False)
     try:
         report = json.loads(done.stdout)
     except ValueError as exc:

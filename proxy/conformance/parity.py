@@ -28,7 +28,7 @@ from backchannel.proxy.conformance.reasons import REASONS, Reason
 from backchannel.proxy.conformance.verdicts import AGREE, DIFFER, NOT_COMPARED, Row, compare, our_display
 
 # backchannel's scenarios run against each driver, each with its flags; the session rules come with every one
-OUR_SCENARIOS: tuple[tuple[str, tuple[str, ...]], ...] = (("mrtr-provenance", ()),)
+OUR_SCENARIOS: tuple[tuple[str, tuple[str, ...]], ...] = (("mrtr-provenance", ()), ("conformance", ()))
 WORKERS = 4  # child processes at once: the suite's mocks are light, a backchannel check is a proxy and a client
 PAGE = Path("docs") / "conformance-parity.md"
 
@@ -104,13 +104,17 @@ def compared(
     return DriverParity(driver, tuple(rows), only)
 
 
+def explains(reason: Reason | None, row: Row) -> bool:
+    """Whether a committed reason is about this row: backchannel's id and the very pair of verdicts."""
+    return reason is not None and reason.our_id == row.our_id and (reason.suite, reason.ours) == row.pair
+
+
 def unexplained(parities: Sequence[DriverParity], reasons: Mapping[str, Reason] = REASONS) -> list[str]:
     """Each difference no committed reason explains (no reason for the id, or one for another pair of verdicts)."""
     found = []
     for parity in parities:
         for row in parity.rows:
-            reason = reasons.get(row.suite_id)
-            if row.outcome == DIFFER and (reason is None or (reason.suite, reason.ours) != row.pair):
+            if row.outcome == DIFFER and not explains(reasons.get(row.suite_id), row):
                 found.append(
                     f"{parity.driver.key}: {row.suite_id}: suite {row.suite.status}, backchannel "
                     f"{our_display(row.ours)} (class {row.pair[1]}) has no reason in proxy/conformance/reasons.py"
@@ -120,7 +124,7 @@ def unexplained(parities: Sequence[DriverParity], reasons: Mapping[str, Reason] 
 
 def unused(parities: Sequence[DriverParity], reasons: Mapping[str, Reason] = REASONS) -> list[str]:
     """Reasons no difference of this run needs: stale, once the two tools agree there (or the id is gone)."""
-    needed = {row.suite_id for p in parities for row in p.rows if row.outcome == DIFFER}
+    needed = {row.suite_id for p in parities for row in p.rows if explains(reasons.get(row.suite_id), row)}
     return sorted(set(reasons) - needed)
 
 
@@ -167,14 +171,14 @@ def render(parities: Sequence[DriverParity], reasons: Mapping[str, Reason] = REA
         if parity.suite_only:
             only = ", ".join(f"`{c.id}` {c.status}" for c in parity.suite_only)
             lines += ["", f"Checked by the suite only: {only}."]
-    differing = sorted({row.suite_id for p in parities for row in p.rows if row.outcome == DIFFER})
+    differing = sorted({(row.suite_id, row.our_id) for p in parities for row in p.rows if row.outcome == DIFFER})
     lines += ["", "## Differences and their reasons"]
     if not differing:
         lines += ["", "None."]
-    for check_id in differing:
+    for check_id, our_id in differing:
         reason = reasons.get(check_id)
-        lines += ["", f"### `{check_id}`", ""]
-        if reason is None:
+        lines += ["", f"### `{check_id}`" + ("" if our_id == check_id else f" and `{our_id}`"), ""]
+        if reason is None or reason.our_id != our_id:
             lines.append("No reason is recorded: an unexplained difference.")
             continue
         lines += [reason.why, "", f"From [{reason.source}]({reason.anchor}):", ""]

@@ -1,9 +1,10 @@
 """Why the suite and backchannel differ on a shared check id: hand-written, each reason quoting the spec it rests on.
 
-Keyed by the suite's check id. A reason explains exactly one pair of verdicts (the suite's status, backchannel's
-class as `verdicts.our_class` names it): when a run produces another pair, the difference is unexplained again and
-the parity test says so. Each quote is the 2026-07-28 text verbatim (the test finds it in
-/work/shared/spec/2026-07-28/docs/<source>, whitespace folded), so a reason cannot drift from its sentence.
+Keyed by the suite's check id. A reason explains one row: backchannel's id it is compared with, and exactly one pair
+of verdicts (the suite's status, backchannel's class as `verdicts.our_class` names it); when a run produces another
+pair, the difference is unexplained again and the parity test says so. Each quote is the 2026-07-28 text verbatim
+(the test finds it in /work/shared/spec/2026-07-28/docs/<source>, whitespace folded), so a reason cannot drift from
+its sentence.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from backchannel.proxy.conformance.verdicts import OBSERVED
 
 @dataclass(frozen=True)
 class Reason:
-    """The verdict pair it explains, why the two tools part there, and the spec sentences that decide it."""
+    """The row and verdict pair it explains, why the two tools part there, and the spec sentences that decide it."""
 
+    our_id: str
     suite: str
     ours: str
     why: str
@@ -27,6 +29,7 @@ class Reason:
 
 REASONS: dict[str, Reason] = {
     "sep-2322-default-result-type-complete": Reason(
+        our_id="mrtr-provenance-result-type-default",
         suite="SUCCESS",
         ours=OBSERVED,
         why=(

@@ -10,7 +10,6 @@ FAILUREs, which is what the file says.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -136,9 +135,7 @@ def run_scenario(suite: Suite, scenario: str, command: Sequence[str], timeout_s:
             "-o",
             str(out),
         )
-        done = subprocess.run(
-            argv, capture_output=True, text=True, timeout=timeout_s, env=os.environ.copy(), check=False
-        )
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
         try:
             return read_checks(out, scenario)
         except (RuntimeError, ValueError) as exc:

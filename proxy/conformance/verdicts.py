@@ -4,7 +4,8 @@ The two vocabularies meet on five classes: pass (suite SUCCESS; backchannel PASS
 FAIL, or CONFIRMED), warn (WARNING; WARN), skip (SKIPPED; SKIP) and error (backchannel's ERROR: the harness could
 not see). A backchannel result that carries an observation is its own class, `pass+observation`: it passed, and it
 says something the suite's SUCCESS does not (the known case: a rejection of an absent resultType). A check id is
-shared when both report it, or when the committed ALIASES name backchannel's id for the same spec sentence.
+shared when both report it, or when the committed ALIASES name backchannel's id for the same spec sentence (then
+each of backchannel's ids that reported is compared, in a row of its own).
 Two verdicts of one class agree; otherwise they differ, except when one side skipped (it never exercised the
 rule): that row is "not compared", with the skip's reason shown.
 """
@@ -88,11 +89,12 @@ def outcome(suite: SuiteCheck, ours: OurCheck) -> str:
 def compare(
     suite: Mapping[str, SuiteCheck], ours: Mapping[str, Iterable[OurCheck]], aliases: Mapping[str, str] = ALIASES
 ) -> list[Row]:
-    """The rows of every shared id, in the suite's id order (sorted): the same id first, else its alias."""
+    """The rows of every shared id, in the suite's id order (sorted): the same id, then its alias, each that
+    backchannel reported (both, when backchannel judges the sentence twice: each judgment is compared)."""
     rows: list[Row] = []
     for suite_id in sorted(suite):
-        our_id = suite_id if suite_id in ours else aliases.get(suite_id, "")
-        chosen = decisive(ours.get(our_id, ()))
-        if chosen is not None:
-            rows.append(Row(suite_id, our_id, suite[suite_id], chosen, outcome(suite[suite_id], chosen)))
+        for our_id in dict.fromkeys((suite_id, aliases.get(suite_id, suite_id))):
+            chosen = decisive(ours.get(our_id, ()))
+            if chosen is not None:
+                rows.append(Row(suite_id, our_id, suite[suite_id], chosen, outcome(suite[suite_id], chosen)))
     return rows
