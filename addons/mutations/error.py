@@ -1,4 +1,8 @@
-"""error: answer at once with a JSON-RPC error and an HTTP status, without contacting the upstream."""
+"""error: answer at once with a JSON-RPC error and an HTTP status, without contacting the upstream.
+
+With `echoRequested` the error's `data.requested` is the protocol version the request declared in its `_meta` (the
+`UnsupportedProtocolVersionError` shape: `{supported, requested}`), so a forced -32022 names what the client sent.
+"""
 
 from __future__ import annotations
 
@@ -32,6 +36,7 @@ class Error(MutationKind):
     message: str
     data: Any = None  # absent when None
     status: int = 400
+    echo_requested: bool = False  # data.requested := the request's _meta protocolVersion ("" when it has none)
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> Self:
@@ -48,17 +53,32 @@ class Error(MutationKind):
             isinstance(status, int) and not isinstance(status, bool) and 100 <= status <= 599,
             "status must be an HTTP status number",
         )
-        return cls(code=error["code"], message=error["message"], data=error.get("data"), status=status)
+        echo = raw.get("echoRequested", False)
+        require(isinstance(echo, bool), "echoRequested must be true or false")
+        data = error.get("data")
+        require(not echo or data is None or isinstance(data, dict), "echoRequested needs error.data to be an object")
+        return cls(code=error["code"], message=error["message"], data=data, status=status, echo_requested=echo)
 
     def describe(self) -> str:
         data = "" if self.data is None else f" data {json.dumps(self.data, separators=(',', ':'))[:80]}"
+        echo = " (data.requested: the version the request declared)" if self.echo_requested else ""
         return (
-            f"answer HTTP {self.status} with JSON-RPC error {self.code} {self.message!r}{data}, upstream not contacted"
+            f"answer HTTP {self.status} with JSON-RPC error {self.code} {self.message!r}{data}{echo}, "
+            "upstream not contacted"
         )
 
     def answer(self, index: int, request: dict[str, Any]) -> Answer | None:
-        body = error_body(request.get("id"), self.code, self.message, self.data)
+        data = {**(self.data or {}), "requested": requested_version(request)} if self.echo_requested else self.data
+        body = error_body(request.get("id"), self.code, self.message, data)
         return Answer(self.status, body, ErrorRecord(index=index, status=self.status, code=self.code))
+
+
+def requested_version(request: dict[str, Any]) -> str:
+    """The protocol version a request declared in its `_meta`, as text ("" when it declared none)."""
+    params = request.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get("io.modelcontextprotocol/protocolVersion") if isinstance(meta, dict) else None
+    return "" if version is None else str(version)
 
 
 KIND = Error

@@ -16,7 +16,8 @@ toy_agent_core.WIRE_FLAWS) builds in a flaw that breaks one session rule on the 
 This module is the command line (the `backchannel-toy-agent` entry point, and `python -m` of it): the global options,
 the top-level help and the dispatch. The builds and the call loop are in toy_agent_core.py, the shape builds in
 toy_agent_shapes.py and toy_agent_url_first.py, the `ui` command and its flawed builds in toy_agent_ui.py, the
-`sampling` command and its flawed builds in toy_agent_sampling.py, the wire in toy_agent_wire.py.
+`sampling` command and its flawed builds in toy_agent_sampling.py, the `conformance` command (the official suite's
+driver contract, for the `conformance` scenario) in toy_agent_conformance.py, the wire in toy_agent_wire.py.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import sys
 
 from backchannel.proxy.clients import toy_agent_wire as wire
+from backchannel.proxy.clients.toy_agent_conformance import run_conformance
 from backchannel.proxy.clients.toy_agent_core import (
     FIXES,
     HEADER,
@@ -126,6 +128,8 @@ def dispatch(build: Build, args: list[str]) -> int:
         return run_sampling(build, rest)
     if command == "roots" and build.variant not in (*SHAPES, "no-call-surface"):  # toy_agent_roots.py
         return run_roots(build, rest)
+    if command == "conformance" and build.variant not in (*SHAPES, "no-call-surface"):  # toy_agent_conformance.py
+        return run_conformance(build, rest)
     if build.variant in SHAPES:
         return dispatch_shape(build, command, rest)
     if command != "mcp" or build.variant == "no-call-surface":

@@ -349,9 +349,11 @@ class Capture:
         stdin: bytes | None = None,
         tty: TtyOptions | None = None,
         on_snapshot: Callable[[Snapshot], None] | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> LabResult:
         """Run the client command with {url} substituted, in a fresh lab; record its output, exit, files and the URLs
-        it asked the lab's opener stand-ins to open.
+        it asked the lab's opener stand-ins to open. `env` is set in this run's lab only, over the capture's own
+        (a scenario's per-run contract, e.g. MCP_CONFORMANCE_SCENARIO); like --env, only the names are recorded.
 
         With `tty` the client runs under a terminal of that size (proxy/run/tty.py): its output is the one `tty`
         stream, and each screen snapshot is a `screens` row (and is handed to `on_snapshot`)."""
@@ -376,9 +378,10 @@ class Capture:
                 server_name=self.server_name,
                 options=self.mcp_config,
             )
-        if self.env:  # the names only: values may be secrets
+        run_env = {**self.env, **(env or {})}
+        if run_env:  # the names only: values may be secrets
             detail = self._details.get(run.id, RunDetail())
-            facts = {**detail.facts, "lab_env": ",".join(sorted(self.env))}
+            facts = {**detail.facts, "lab_env": ",".join(sorted(run_env))}
             self._details[run.id] = replace(detail, facts=facts)
 
         def output(stream: str, chunk: bytes) -> None:
@@ -394,10 +397,12 @@ class Capture:
         try:
             self.writer.update_run(run.id, RunLaunch(client_argv=argv, lab_home=str(lab.home)))
             agent_env = agent.env if agent is not None else {}
-            env = lab.env(run.url, {**agent_env, **self.env, CAPTURE_MARKER_VAR: self.marker}, tty=tty)
+            lab_env = lab.env(run.url, {**agent_env, **run_env, CAPTURE_MARKER_VAR: self.marker}, tty=tty)
             steps = self._agent_steps(run, agent) if agent is not None else ()
             try:
-                result = lab.run(argv, env, output, timeout, stdin=stdin, tty=tty, on_snapshot=snapshot, steps=steps)
+                result = lab.run(
+                    argv, lab_env, output, timeout, stdin=stdin, tty=tty, on_snapshot=snapshot, steps=steps
+                )
             except BaseException as exc:  # interrupted: the run still gets an end saying so
                 self.end_run(run, outcome="interrupted", note=interruption(exc) or f"{type(exc).__name__}: {exc}")
                 raise

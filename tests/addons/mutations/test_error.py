@@ -50,3 +50,36 @@ def test_through_the_rewriter_the_request_is_answered_without_the_upstream(rig: 
     assert records(rig) == [[{"kind": "error", "index": 0, "status": 400, "code": -32021}]]
     [exchange] = rig.recording().exchanges
     assert exchange.forwarded is False
+
+
+FORCED = {
+    "status": 400,
+    "echoRequested": True,
+    "error": {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2026-07-28"]}},
+}
+
+
+def test_echo_requested_names_the_version_the_request_declared_in_its_meta():
+    request = {**CALL, "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+    answer = Error.parse(FORCED).answer(0, request)
+    assert answer is not None
+    data = json.loads(answer.body)["error"]["data"]
+    assert data == {"supported": ["2026-07-28"], "requested": "2026-07-28"}
+    assert "data.requested" in Error.parse(FORCED).describe()
+
+
+def test_echo_requested_says_an_empty_version_when_the_request_declared_none():
+    answer = Error.parse(FORCED).answer(0, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert answer is not None and json.loads(answer.body)["error"]["data"]["requested"] == ""
+
+
+@pytest.mark.parametrize(
+    ("raw", "words"),
+    [
+        ({**FORCED, "echoRequested": "yes"}, "echoRequested must be true or false"),
+        ({**FORCED, "error": {"code": 1, "message": "m", "data": [1]}}, "error.data to be an object"),
+    ],
+)
+def test_echo_requested_is_validated(raw, words):
+    with pytest.raises(PlanError, match=words):
+        Error.parse(raw)

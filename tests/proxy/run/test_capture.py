@@ -3,10 +3,12 @@ endpoint opens when it lists them."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSpec
 from backchannel.proxy.run.capture import Capture
+from backchannel.recordings import load
 
 
 def _tool(name: str) -> ToolSpec:
@@ -23,3 +25,17 @@ def test_an_agent_runs_tools_are_those_of_the_scripted_endpoint_its_run_points_a
         on_main = capture.new_run("main")
         assert [tool.name for tool in capture._tools_of(on_other)] == ["legacy_only"]
         assert [tool.name for tool in capture._tools_of(on_main)] == ["first"]
+
+
+def test_a_runs_own_environment_reaches_its_client_over_the_captures_and_only_its_names_are_recorded(
+    tmp_path: Path,
+) -> None:
+    script = "import os; print(os.environ['SUITE'], os.environ['SHARED'])"
+    with Capture(tmp_path / "rec.sqlite", endpoint=EndpointConfig(tools=()), env={"SHARED": "all"}) as capture:
+        run = capture.new_run("one")
+        capture.run_client(run, [sys.executable, "-c", script, "{url}"], timeout=20, env={"SUITE": "request-metadata"})
+    rec = load(tmp_path / "rec.sqlite")
+    [recorded] = rec.runs
+    out = b"".join(c.data for c in rec.terminal if c.run_id == recorded.id and c.stream == "stdout")
+    assert out.strip() == b"request-metadata all"
+    assert recorded.detail.facts["lab_env"] == "SHARED,SUITE"

@@ -1,0 +1,1 @@
+"""One file per check of the `conformance` scenario."""
