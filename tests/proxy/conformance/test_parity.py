@@ -20,7 +20,7 @@ from backchannel.proxy.conformance.suite import SuiteCheck, SuiteMissing, instal
 from backchannel.proxy.conformance.verdicts import DIFFER, Row
 
 ROOT = Path(__file__).resolve().parents[3]
-SECTION = "## Parity with the official suite"
+SECTION = "\n## Parity with the official suite\n"
 KNOWN = "sep-2322-default-result-type-complete"
 
 
@@ -80,6 +80,10 @@ def test_a_difference_of_another_pair_is_unexplained_and_named():
     (problem,) = unexplained(run)
     assert problem.startswith(f"python: {KNOWN}: suite SUCCESS, backchannel CONFIRMED (class fail)")
     assert unused([parity("agree", OurCheck("x", "PASS", "s", ""), check_id="x")]) == [KNOWN]
+    # the same pair under another of backchannel's ids is another row: the reason is not about it
+    elsewhere = OurCheck(KNOWN, "PASS", "conformance", "", observations=("seen",))
+    (problem,) = unexplained([parity(DIFFER, elsewhere)])
+    assert problem.startswith(f"python: {KNOWN}: suite SUCCESS, backchannel PASS, observation `seen`")
 
 
 def test_check_mode_fails_on_a_page_the_run_does_not_produce_and_names_the_stale_reason(tmp_path, capsys):

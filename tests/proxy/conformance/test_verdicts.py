@@ -86,15 +86,16 @@ def test_same_class_agrees_different_classes_differ_and_a_one_sided_skip_is_not_
     ]
 
 
-def test_an_alias_shares_an_id_only_where_backchannel_has_no_result_under_the_suites_own():
+def test_a_suite_id_is_compared_with_its_own_id_and_its_alias_each_in_a_row_of_its_own():
     theirs = {"suite-id": suite("suite-id", "SUCCESS"), "direct": suite("direct", "SUCCESS")}
     mine = {
         "our-id": [ours("our-id", "PASS", verdict="REFUTED", observations=("seen",))],
         "direct": [ours("direct", "PASS")],
         "alias-of-direct": [ours("alias-of-direct", "FAIL")],
     }
-    rows = compare(theirs, mine, aliases={"suite-id": "our-id", "direct": "alias-of-direct"})
+    rows = compare(theirs, mine, aliases={"suite-id": "our-id", "direct": "alias-of-direct", "absent": "our-id"})
     assert [(r.suite_id, r.our_id, r.outcome, r.pair) for r in rows] == [
         ("direct", "direct", AGREE, ("SUCCESS", "pass")),
+        ("direct", "alias-of-direct", DIFFER, ("SUCCESS", "fail")),
         ("suite-id", "our-id", DIFFER, ("SUCCESS", OBSERVED)),
     ]
