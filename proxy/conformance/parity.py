@@ -28,7 +28,7 @@ from backchannel.proxy.conformance.reasons import REASONS, Reason
 from backchannel.proxy.conformance.verdicts import AGREE, DIFFER, NOT_COMPARED, Row, compare, our_display
 
 # backchannel's scenarios run against each driver, each with its flags; the session rules come with every one
-OUR_SCENARIOS: tuple[tuple[str, tuple[str, ...]], ...] = (("mrtr-provenance", ()), ("conformance", ()))
+OUR_SCENARIOS: tuple[tuple[str, tuple[str, ...]], ...] = (("conformance", ()), ("mrtr-provenance", ()))
 WORKERS = 4  # child processes at once: the suite's mocks are light, a backchannel check is a proxy and a client
 PAGE = Path("docs") / "conformance-parity.md"
 
@@ -143,10 +143,10 @@ def render(parities: Sequence[DriverParity], reasons: Mapping[str, Reason] = REA
         f"  `--spec-version {suite.SPEC_VERSION}`, its mocks bound to 127.0.0.1; verdicts read from its `checks.json`.",
         f"- backchannel: `backchannel check --scenario S --format json` for S in {ours}, with the session rules.",
         "- The clients: both bundled SDK drivers, speaking the suite's driver contract (`MCP_CONFORMANCE_SCENARIO`,",
-        "  the URL last) for the suite and their own contract for backchannel's scenarios.",
+        "  the URL last) wherever it is set (the suite, backchannel's `conformance`), their own contract elsewhere.",
         "",
         "A check id is shared when both tools report it, or when backchannel tests the same sentence under another",
-        "id (`proxy/conformance/verdicts.py` `ALIASES`; the table shows both ids). SUCCESS meets PASS (or a probe's",
+        "id (`proxy/conformance/verdicts.py` `ALIASES`; each of its ids gets a row). SUCCESS meets PASS (or a probe's",
         "REFUTED), FAILURE meets FAIL (or CONFIRMED), WARNING meets WARN, SKIPPED meets SKIP. A backchannel PASS that",
         "carries an observation says more than SUCCESS and is listed as a difference. Where one side skipped (never",
         "exercised the rule) the row is *not compared*. Of several backchannel scenarios, the most decisive result",
