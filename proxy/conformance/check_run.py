@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from backchannel.proxy.conformance.suite import run_bounded
 
 CLI = [sys.executable, "-m", "backchannel.proxy.cli"]
 # the suite's contract variables: a scenario that speaks that contract (`conformance`) sets them per run itself; left
@@ -79,13 +80,12 @@ def run_scenario(
             str(Path(folder) / "run.sqlite"),
         ]
         env = {name: value for name, value in os.environ.items() if name not in SUITE_VARIABLES}
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, env=env, check=False)
+        code, stdout, stderr = run_bounded(argv, timeout_s, env)
     try:
-        report = json.loads(done.stdout)
+        report = json.loads(stdout)
     except ValueError as exc:
         raise RuntimeError(
-            f"backchannel check --scenario {scenario} printed no report (exit {done.returncode}):\n"
-            f"{done.stderr[-2000:]}"
+            f"backchannel check --scenario {scenario} printed no report (exit {code}):\n{stderr[-2000:]}"
         ) from exc
     if not isinstance(report, dict):
         raise RuntimeError(f"backchannel check --scenario {scenario} printed JSON that is not a report")

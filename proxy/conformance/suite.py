@@ -10,6 +10,8 @@ FAILUREs, which is what the file says.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -58,6 +60,27 @@ class SuiteCheck:
     status: str
     scenario: str
     message: str
+
+
+def run_bounded(
+    argv: Sequence[str], timeout_s: float, env: Mapping[str, str] | None = None, cwd: Path | None = None
+) -> tuple[int, str, str]:
+    """Run `argv` in a process group of its own; past `timeout_s` the whole group is killed (the suite's mock and
+    the driver it started, backchannel's mitmdump and client), never only the first process. (exit, stdout, stderr)
+
+    Raises:
+        subprocess.TimeoutExpired: The bound passed (after the group was killed).
+    """
+    with subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd, start_new_session=True
+    ) as process:
+        try:
+            out, err = process.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise
+        return process.returncode, out, err
 
 
 def installed(base: Path | None = None) -> Suite:
@@ -135,9 +158,8 @@ def run_scenario(suite: Suite, scenario: str, command: Sequence[str], timeout_s:
             "-o",
             str(out),
         )
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+        code, stdout, stderr = run_bounded(argv, timeout_s)
         try:
             return read_checks(out, scenario)
         except (RuntimeError, ValueError) as exc:
-            tail = (done.stdout + done.stderr)[-2000:]
-            raise RuntimeError(f"{exc} (exit {done.returncode}):\n{tail}") from exc
+            raise RuntimeError(f"{exc} (exit {code}):\n{(stdout + stderr)[-2000:]}") from exc

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from backchannel.proxy.conformance.check_run import OurCheck
 from backchannel.proxy.conformance.parity import Driver, DriverParity, main, render, unexplained, unused
 from backchannel.proxy.conformance.reasons import REASONS
-from backchannel.proxy.conformance.suite import SuiteCheck, SuiteMissing, installed
+from backchannel.proxy.conformance.suite import SuiteCheck, SuiteMissing, installed, run_bounded
 from backchannel.proxy.conformance.verdicts import DIFFER, Row
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -41,10 +40,11 @@ def test_the_readme_cross_check_runs_as_written_and_the_page_matches_the_run():
         pytest.skip(str(exc))
     line = readme_example()
     assert line == "scripts/conformance-parity --check"
-    done = subprocess.run(["bash", "-c", line], cwd=ROOT, capture_output=True, text=True, timeout=180)
+    # its own process group: past the bound, the suite's mocks and every driver go with it
+    code, stdout, stderr = run_bounded(["bash", "-c", line], 180, cwd=ROOT)
     # its stderr names each unexplained difference and a page that no longer matches (with the diff on stdout)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-3000:]
-    assert re.findall(r"^(python|typescript): \d+ shared ids", done.stdout, re.MULTILINE) == ["python", "typescript"]
+    assert code == 0, stdout[-4000:] + stderr[-3000:]
+    assert re.findall(r"^(python|typescript): \d+ shared ids", stdout, re.MULTILINE) == ["python", "typescript"]
     page = (ROOT / "docs" / "conformance-parity.md").read_text(encoding="utf-8")
     # the known case is on the page, with its spec sentence
     assert f"### `{KNOWN}`" in page and "clients **MUST** treat an absent `resultType`" in page

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from backchannel.proxy.clients.drivers.paths import repo_root
-from backchannel.proxy.conformance.suite import Suite, SuiteMissing, collapse, installed, run_scenario
+from backchannel.proxy.conformance.suite import Suite, SuiteMissing, collapse, installed, run_bounded, run_scenario
 
 LOOPBACK_HEX = "0100007F"  # 127.0.0.1 as /proc/net/tcp writes it
 WAIT_S = 15.0
@@ -153,3 +153,20 @@ def test_a_command_argument_the_suite_would_split_or_the_shell_would_read_is_ref
     suite = Suite(Path("/nonexistent/node"), Path("/nonexistent/index.js"), Path("/nonexistent/loopback.cjs"))
     with pytest.raises(ValueError, match="cannot pass"):
         run_scenario(suite, "tools_call", ["/usr/bin/python3", part])
+
+
+def test_past_its_bound_a_run_is_killed_with_every_process_it_started(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_bounded(["bash", "-c", f"sleep 60 & echo $! > {pid_file}; wait"], timeout_s=1.0)
+    child = Path(f"/proc/{pid_file.read_text().strip()}/stat")
+    # gone, or a zombie waiting for its reaper: either way no longer running
+    assert not child.exists() or child.read_text().split(") ")[1][0] in "ZX"
+
+
+def test_a_run_within_its_bound_gives_its_exit_code_and_both_streams(tmp_path):
+    assert run_bounded(["bash", "-c", "pwd; echo err >&2; exit 3"], timeout_s=10, cwd=tmp_path) == (
+        3,
+        f"{tmp_path}\n",
+        "err\n",
+    )
