@@ -116,7 +116,7 @@ def unexplained(parities: Sequence[DriverParity], reasons: Mapping[str, Reason] 
         for row in parity.rows:
             if row.outcome == DIFFER and not explains(reasons.get(row.suite_id), row):
                 found.append(
-                    f"{parity.driver.key}: {row.suite_id}: suite {row.suite.status}, backchannel "
+                    f"{parity.driver.key}: {row.suite_id} vs {row.our_id}: suite {row.suite.status}, backchannel "
                     f"{our_display(row.ours)} (class {row.pair[1]}) has no reason in proxy/conformance/reasons.py"
                 )
     return found

@@ -78,12 +78,12 @@ def test_a_difference_of_another_pair_is_unexplained_and_named():
     failed = OurCheck("mrtr-provenance-result-type-default", "FAIL", "mrtr-provenance", "", verdict="CONFIRMED")
     run = [parity(DIFFER, failed)]
     (problem,) = unexplained(run)
-    assert problem.startswith(f"python: {KNOWN}: suite SUCCESS, backchannel CONFIRMED (class fail)")
+    assert problem.startswith(f"python: {KNOWN} vs {OBSERVED.id}: suite SUCCESS, backchannel CONFIRMED (class fail)")
     assert unused([parity("agree", OurCheck("x", "PASS", "s", ""), check_id="x")]) == [KNOWN]
     # the same pair under another of backchannel's ids is another row: the reason is not about it
     elsewhere = OurCheck(KNOWN, "PASS", "conformance", "", observations=("seen",))
     (problem,) = unexplained([parity(DIFFER, elsewhere)])
-    assert problem.startswith(f"python: {KNOWN}: suite SUCCESS, backchannel PASS, observation `seen`")
+    assert problem.startswith(f"python: {KNOWN} vs {KNOWN}: suite SUCCESS, backchannel PASS, observation `seen`")
 
 
 def test_check_mode_fails_on_a_page_the_run_does_not_produce_and_names_the_stale_reason(tmp_path, capsys):
