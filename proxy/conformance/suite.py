@@ -22,7 +22,8 @@ from backchannel.proxy.clients.drivers.paths import clients_dir
 
 SUITE_VERSION = "0.2.0-alpha.12"
 SPEC_VERSION = "2026-07-28"
-# the suite's client scenarios the issue names, all in its 2026-07-28 requirement set (`list --client` has each)
+# the suite's client scenarios the issue names, all in its 2026-07-28 requirement set (`list --client` has each),
+# and json-schema-ref-no-deref, which backchannel's `conformance` scenario stages too
 SCENARIOS = (
     "sep-2322-client-request-state",
     "request-metadata",
@@ -30,6 +31,7 @@ SCENARIOS = (
     "http-standard-headers",
     "http-custom-headers",
     "http-invalid-tool-headers",
+    "json-schema-ref-no-deref",
 )
 # the collapse the suite applies to a repeated id inside one scenario (src/checks/collapse.ts): most severe first
 SEVERITY = {"FAILURE": 3, "WARNING": 2, "SUCCESS": 1, "SKIPPED": 0}
