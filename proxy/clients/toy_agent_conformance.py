@@ -12,6 +12,7 @@ import itertools
 import json
 import os
 import sys
+import urllib.request
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,6 +38,7 @@ CONFORMANCE_FLAWS: dict[str, str] = {
     "null-as-text": "sep-2243-client-omit-null",  # a null parameter sent as `null`
     "no-tool-validation": "sep-2243-x-mcp-header-*",  # calls tools whose x-mcp-header is invalid
     "reject-whole-list": "sep-2243-client-reject-invalid-tool",  # one invalid tool: every tool dropped
+    "fetch-ref": "sep-2106-no-network-ref-deref",  # dereferences a schema's network $ref on its own
 }
 CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}}}
 CONFORMANCE_HELP = f"""usage: {PROG} conformance [--conformance-flaw NAME]... SERVER_URL
@@ -201,12 +203,36 @@ def invalid_tool_headers_run(net: Wire, flaws: frozenset[str]) -> None:
             print(f"{tool['name']}: {refused}", file=sys.stderr)
 
 
+def network_refs(schema: Any) -> list[str]:
+    """Every `$ref` in `schema` that names a network URI (http or https)."""
+    if isinstance(schema, Mapping):
+        own = schema.get("$ref")
+        found = [own] if isinstance(own, str) and own.startswith(("http://", "https://")) else []
+        return found + [ref for value in schema.values() for ref in network_refs(value)]
+    if isinstance(schema, list):
+        return [ref for value in schema for ref in network_refs(value)]
+    return []
+
+
+def ref_no_deref_run(net: Wire, flaws: frozenset[str]) -> None:
+    """List the tools (their network $refs left alone, or fetched by the flawed build) and call each with an id."""
+    for tool in net.call("tools/list", {}).get("tools", []):
+        for ref in network_refs(tool.get("inputSchema")):
+            if "fetch-ref" in flaws:
+                with urllib.request.urlopen(ref, timeout=wire.TIMEOUT_S) as fetched:  # noqa: S310 (the flaw itself)
+                    fetched.read()
+            else:
+                print(f"warning: {tool['name']}: $ref {ref} not dereferenced (a network URI)", file=sys.stderr)
+        _say(_content(net.call("tools/call", {"name": tool["name"], "arguments": {"id": "user-1"}})))
+
+
 SCRIPTS = {
     "sep-2322-client-request-state": request_state_run,
     "request-metadata": request_metadata_run,
     "http-standard-headers": standard_headers_run,
     "http-custom-headers": custom_headers_run,
     "http-invalid-tool-headers": invalid_tool_headers_run,
+    "json-schema-ref-no-deref": ref_no_deref_run,
 }
 
 

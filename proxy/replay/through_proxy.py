@@ -20,7 +20,7 @@ from backchannel.addons.session import Limits
 from backchannel.oracle.judge import scenarios_of
 from backchannel.proxy.replay.app import RunningReplay
 from backchannel.proxy.replay.session import ReplayError, load_recording, serve
-from backchannel.proxy.run.capture import Capture, CaptureError, RunHandle, plan_problem
+from backchannel.proxy.run.capture import Capture, CaptureError, RunHandle, contract_env, plan_problem
 from backchannel.proxy.run.url_servers import UrlServer
 from backchannel.proxy.scenarios.registry import side_of
 from backchannel.recordings.meta import MetaValue
@@ -264,5 +264,6 @@ def rerun(
             if argv is None:
                 _copy_ended_run(proxied.capture, rec, run, handle)
             else:
-                proxied.capture.run_client(handle, argv, timeout=timeout, stdin=stdin)
+                env = contract_env(run.detail.facts)  # a driver contract's variables (the conformance scenario's)
+                proxied.capture.run_client(handle, argv, timeout=timeout, stdin=stdin, env=env)
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 import shutil
 import socket
@@ -55,6 +56,34 @@ class UpstreamDown(CaptureError):
 
 class HarnessBroken(CaptureError):
     """The proxy died under the capture: the recording is finalised and judging it says ERROR, with why."""
+
+
+CONTRACT_ENV_FACT = "contract_env"
+# the per-run variables a recording may hand a replayed client: the official suite's driver contract, nothing else (a
+# recording from elsewhere must never choose a client's PATH, HOME or preloads)
+CONTRACT_ENV_PREFIXES = ("MCP_CONFORMANCE_",)
+MAX_CONTRACT_VALUE = 64 * 1024
+
+
+def contract_env(facts: Mapping[str, Fact]) -> dict[str, str]:
+    """The driver-contract environment a run's client was given (`run_client`'s `env`, kept as the run's
+    `contract_env` fact), read back for a replay: only the contract's names, string values of bounded size."""
+    raw = facts.get(CONTRACT_ENV_FACT)
+    try:
+        found = json.loads(raw) if isinstance(raw, str) and len(raw) <= 4 * MAX_CONTRACT_VALUE else None
+    except ValueError:
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {
+        k: v
+        for k, v in found.items()
+        if isinstance(k, str)
+        and k.startswith(CONTRACT_ENV_PREFIXES)
+        and isinstance(v, str)
+        and len(v) <= MAX_CONTRACT_VALUE
+        and "\0" not in k + v
+    }
 
 
 def plan_problem(plan: Mapping[str, Any] | None) -> str | None:
@@ -382,6 +411,9 @@ class Capture:
         if run_env:  # the names only: values may be secrets
             detail = self._details.get(run.id, RunDetail())
             facts = {**detail.facts, "lab_env": ",".join(sorted(run_env))}
+            contract = {k: v for k, v in (env or {}).items() if k.startswith(CONTRACT_ENV_PREFIXES)}
+            if contract:  # a driver contract's values are the scenario's, not the user's: kept, so a replay sets them
+                facts[CONTRACT_ENV_FACT] = json.dumps(contract, ensure_ascii=False, sort_keys=True)
             self._details[run.id] = replace(detail, facts=facts)
 
         def output(stream: str, chunk: bytes) -> None:

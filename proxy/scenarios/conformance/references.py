@@ -21,6 +21,7 @@ FLAWED = (
     "sanitise-unsafe",
     "null-as-text",
     "no-tool-validation",
+    "fetch-ref",
 )
 
 

@@ -54,6 +54,7 @@ class ConformanceRun:
     plan: Mapping[str, Any] = field(default_factory=dict)
     context: Mapping[str, Any] | None = None
     summary: str = ""
+    canary: bool = False  # its tools are `ref_tools`, their network $ref pointing at the run's canary server
 
     def env(self) -> dict[str, str]:
         """The suite's driver contract for this run."""
@@ -85,6 +86,12 @@ RUNS = (
     ),
     ConformanceRun(
         "http-invalid-tool-headers", INVALID_HEADER_TOOLS, summary="tools with invalid x-mcp-header left out"
+    ),
+    ConformanceRun(
+        "json-schema-ref-no-deref",
+        (),
+        canary=True,
+        summary="a tool whose inputSchema $ref names a network URI (a canary recording every fetch)",
     ),
 )
 RUN_NAMES = tuple(run.name for run in RUNS)

@@ -4,7 +4,7 @@ scripts are proved against the scenario end to end (tests/proxy/scenarios/confor
 import pytest
 
 from backchannel.proxy.clients import toy_agent
-from backchannel.proxy.clients.toy_agent_conformance import CONFORMANCE_FLAWS, SCRIPTS
+from backchannel.proxy.clients.toy_agent_conformance import CONFORMANCE_FLAWS, SCRIPTS, network_refs
 
 
 def test_help_lists_every_flaw(capsys):
@@ -21,13 +21,14 @@ def test_an_unknown_flaw_or_scenario_is_a_usage_error(capsys, monkeypatch):
     assert "MCP_CONFORMANCE_SCENARIO 'tools_call'" in capsys.readouterr().err
 
 
-def test_it_scripts_the_five_staged_suite_scenarios():
+def test_it_scripts_the_six_staged_suite_scenarios():
     assert set(SCRIPTS) == {
         "sep-2322-client-request-state",
         "request-metadata",
         "http-standard-headers",
         "http-custom-headers",
         "http-invalid-tool-headers",
+        "json-schema-ref-no-deref",
     }
 
 
@@ -36,3 +37,9 @@ def test_a_server_that_cannot_be_reached_exits_1_naming_the_scenario(capsys, mon
     monkeypatch.setenv("MCP_CONFORMANCE_SCENARIO", scenario)
     assert toy_agent.main(["conformance", "http://127.0.0.1:9/mcp"]) == 1
     assert scenario in capsys.readouterr().err
+
+
+def test_network_refs_are_found_anywhere_in_a_schema():
+
+    schema = {"properties": {"a": {"$ref": "#/$defs/x"}, "b": {"anyOf": [{"$ref": "http://h/s.json"}]}}}
+    assert network_refs(schema) == ["http://h/s.json"]

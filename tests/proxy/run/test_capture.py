@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from backchannel.proxy.endpoint.tools import EndpointConfig, ToolCall, ToolReply, ToolSpec
-from backchannel.proxy.run.capture import Capture
+from backchannel.proxy.run.capture import CONTRACT_ENV_FACT, Capture, contract_env
 from backchannel.recordings import load
 
 
@@ -33,9 +33,19 @@ def test_a_runs_own_environment_reaches_its_client_over_the_captures_and_only_it
     script = "import os; print(os.environ['SUITE'], os.environ['SHARED'])"
     with Capture(tmp_path / "rec.sqlite", endpoint=EndpointConfig(tools=()), env={"SHARED": "all"}) as capture:
         run = capture.new_run("one")
-        capture.run_client(run, [sys.executable, "-c", script, "{url}"], timeout=20, env={"SUITE": "request-metadata"})
+        env = {"SUITE": "request-metadata", "MCP_CONFORMANCE_SCENARIO": "request-metadata"}
+        capture.run_client(run, [sys.executable, "-c", script, "{url}"], timeout=20, env=env)
     rec = load(tmp_path / "rec.sqlite")
     [recorded] = rec.runs
     out = b"".join(c.data for c in rec.terminal if c.run_id == recorded.id and c.stream == "stdout")
     assert out.strip() == b"request-metadata all"
-    assert recorded.detail.facts["lab_env"] == "SHARED,SUITE"
+    assert recorded.detail.facts["lab_env"] == "MCP_CONFORMANCE_SCENARIO,SHARED,SUITE"
+    # only the driver contract's values are kept, for a replay to set again
+    assert contract_env(recorded.detail.facts) == {"MCP_CONFORMANCE_SCENARIO": "request-metadata"}
+
+
+def test_a_replay_sets_only_the_driver_contracts_variables_a_recording_names() -> None:
+    hostile = '{"MCP_CONFORMANCE_CONTEXT": "{}", "PATH": "/evil", "LD_PRELOAD": "x.so", "MCP_CONFORMANCE_X": 1}'
+    assert contract_env({CONTRACT_ENV_FACT: hostile}) == {"MCP_CONFORMANCE_CONTEXT": "{}"}
+    assert contract_env({CONTRACT_ENV_FACT: "not json"}) == {} and contract_env({}) == {}
+    assert contract_env({CONTRACT_ENV_FACT: '["MCP_CONFORMANCE_SCENARIO"]'}) == {}

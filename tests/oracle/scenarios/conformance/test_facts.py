@@ -6,7 +6,7 @@ from tests.oracle.reference import recording
 
 def test_each_run_gives_its_requests_the_tools_listed_and_the_headers_as_sent():
     runs = list(runs_requests(recording("conformance-toy")))
-    assert len(runs) == 5
+    assert len(runs) == 6
     custom = runs[3]
     calls = list(tool_calls(custom))
     assert [name for _r, name, _s in calls] == ["test_custom_headers", "test_custom_headers_null"]

@@ -25,6 +25,7 @@ def test_the_toy_client_passes_every_run_each_named_after_its_suite_scenario_in_
     assert [r.name for r in rec.runs] == list(chosen("all")) and all(r.exit_code == 0 for r in rec.runs)
     assert all(r.detail.facts["suite_scenario"] == r.name for r in rec.runs)
     assert "MCP_CONFORMANCE_SCENARIO" in str(rec.runs[0].detail.facts["lab_env"])
+    assert str(rec.runs[-1].detail.facts["canary_url"]).endswith("/canary/profile-schema.json")
     statuses = {r.id: r.status for r in judge(rec).results if r.scenario == "conformance"}
     assert set(statuses.values()) == {"PASS"}, statuses
     assert took < 15, f"the whole scenario took {took:.1f} s"  # ~4 s on 2 cores; bounded loosely for a busy machine

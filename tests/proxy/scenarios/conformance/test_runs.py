@@ -13,6 +13,7 @@ def test_the_runs_are_the_suites_2026_client_scenarios_in_order():
         "http-standard-headers",
         "http-custom-headers",
         "http-invalid-tool-headers",
+        "json-schema-ref-no-deref",
     )
 
 
