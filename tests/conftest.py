@@ -61,6 +61,8 @@ def pytest_ignore_collect(collection_path: "os.PathLike[str]", config: pytest.Co
 START_FIRST = (
     "test_lint.py::test_mypy_is_clean_on_every_package",  # a cold mypy on a fresh clone: about 2-4 CPU minutes
     "bench/test_proxy_bench.py::test_the_readme_benchmark_command_runs_as_written_and_reports_every_section",
+    # the official suite and backchannel against both SDK drivers, a few processes at once: about 15 s
+    "proxy/conformance/test_parity.py::test_the_readme_cross_check_runs_as_written_and_the_page_matches_the_run",
 )
 
 

@@ -16,6 +16,9 @@ a folder exposed as a root (a file:// URI of its absolute path; `.` is the worki
 after the calls, as a user would: in a 2025 session the SDK announces it (`notifications/roots/list_changed`) and the
 driver waits (bounded) for the server to ask again; then every tool is called once more.
 
+With `MCP_CONFORMANCE_SCENARIO` set, the driver speaks the official conformance suite's client contract instead
+(`backchannel.proxy.clients.drivers.py_sdk_conformance`): the scenario chooses the calls, the URL is the last argument.
+
 The protocol logic (era negotiation, MRTR rounds, requestState echo, result validation) is the SDK's; this script
 only chooses the answers and renders what the server asked, so a verdict on its run speaks about the SDK.
 """
@@ -26,6 +29,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import sys
 import unicodedata
 import warnings
@@ -292,6 +296,12 @@ async def run(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if os.environ.get("MCP_CONFORMANCE_SCENARIO"):
+        # the official suite's client contract (and backchannel's `conformance` scenario): the scenario scripts the
+        # calls, the URL is the last argument. Imported here because that module builds on this one.
+        from backchannel.proxy.clients.drivers import py_sdk_conformance
+
+        return py_sdk_conformance.main(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(
         prog="python -m backchannel.proxy.clients.drivers.py_sdk",
         description="The Python MCP SDK as a contract driver.",

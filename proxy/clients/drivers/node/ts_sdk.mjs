@@ -16,6 +16,9 @@
 // chooses the answers and renders what the server asked. It declares elicitation {form, url} and nothing else: no
 // sampling, because a driver has no model and a made-up completion would be a lie the probe could build on.
 //
+// With MCP_CONFORMANCE_SCENARIO set the driver speaks the official conformance suite's client contract instead
+// (ts_sdk_conformance.mjs): the scenario chooses the calls, the URL is the last argument.
+//
 // --sampling-reply TEXT: a host whose model is a fixed stand-in. The driver then declares `sampling: {}` (no tools,
 // no context), shows each sampling request fenced and attributed like an elicitation, and answers it with TEXT.
 // Roots (opt-in; without --root it declares none and registers no roots/list handler, as an app that offers none):
@@ -26,6 +29,7 @@
 
 import { Client, ProtocolError, SdkError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { contractFrom, runConformance } from './ts_sdk_conformance.mjs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -251,17 +255,33 @@ async function run({ url, tool, mode, stdio, samplingReply, roots, addRoot }) {
     return failed ? 1 : 0;
 }
 
-let args;
-try {
-    args = parseArgs(process.argv.slice(2));
-} catch (err) {
-    console.error(`${USAGE}\nerror: ${err.message}`);
-    process.exit(2);
+// MCP_CONFORMANCE_SCENARIO set: the official suite's client contract (and backchannel's `conformance` scenario);
+// the scenario scripts the calls and the URL is the last argument (ts_sdk_conformance.mjs)
+async function conformanceMain(contract) {
+    if (process.argv.length <= 2) {
+        console.error("error: the suite's contract needs the server URL as the last argument");
+        return 2;
+    }
+    const url = process.argv[process.argv.length - 1];
+    return runConformance(url, contract, { originOf, renderRequest, answerFor, printable, errorLine, driver: DRIVER });
 }
-try {
-    // exitCode, not exit(): lets stdout drain before node ends
-    process.exitCode = await run(args);
-} catch (err) {
-    console.error(errorLine(err));
-    process.exitCode = 1;
+
+async function main() {
+    let contract, args;
+    try {
+        contract = contractFrom(process.env);
+        if (contract === undefined) args = parseArgs(process.argv.slice(2));
+    } catch (err) {
+        console.error(err instanceof UsageError ? `${USAGE}\nerror: ${err.message}` : `error: ${err.message}`);
+        return 2;
+    }
+    try {
+        return contract === undefined ? await run(args) : await conformanceMain(contract);
+    } catch (err) {
+        console.error(errorLine(err));
+        return 1;
+    }
 }
+
+// exitCode, not exit(): lets stdout drain before node ends
+process.exitCode = await main();
