@@ -35,7 +35,7 @@ from mcp import Client
 from mcp.client.session import ClientRequestContext
 from mcp_types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation
 
-from backchannel.proxy.clients.drivers.py_sdk import (
+from backchannel.proxy.clients.drivers.py_sdk_text import (
     DRIVER_NAME,
     DRIVER_VERSION,
     answer_for,
