@@ -88,7 +88,8 @@ def _sweep(parent: int, marker: str, labs: str) -> None:
 def serve(tool: str = "mitmdump") -> None:
     """mitmdump's entry point: `serve PARENT_PID MARKER LABS mitmdump-args...`; it dies with its parent.
 
-    `tool="mitmweb"` runs mitmweb instead (the live web view), under the same watchdog and stop protocol."""
+    mitmdump is `lean_dump` (mitmproxy without the default addons backchannel never uses); `tool="mitmweb"` runs
+    mitmproxy's own mitmweb instead (the live web view), under the same watchdog and stop protocol."""
     from backchannel.proxy.run.reaper import die_with_parent
 
     parent, marker, labs = int(sys.argv[1]), sys.argv[2], sys.argv[3]
@@ -98,10 +99,15 @@ def serve(tool: str = "mitmdump") -> None:
     if os.getppid() != parent:  # the parent died before the death signal was armed
         os.kill(os.getpid(), signal.SIGTERM)
     threading.Thread(target=_watch_parent, daemon=True).start()
-    from mitmproxy.tools import main
-
     try:
-        main.mitmweb() if tool == "mitmweb" else main.mitmdump()
+        if tool == "mitmweb":
+            from mitmproxy.tools import main
+
+            main.mitmweb()
+        else:
+            from backchannel.proxy.run import lean_dump
+
+            lean_dump.dump()
     finally:
         if stopping.parent_gone(parent):
             # mitmproxy's own handlers are gone by now: a second SIGTERM (the watchdog's, once it sees the parent's
