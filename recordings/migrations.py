@@ -133,9 +133,26 @@ def m006_model_exchanges(db: Database) -> None:
     )
 
 
+@migrations()
+def m007_attestations(db: Database) -> None:
+    """A person's answers to the questions the wire cannot answer (`check --by-hand`): attested evidence."""
+    from .descriptions import rows  # the words of the tool writing (or upgrading) the file
+
+    db.execute(
+        """CREATE TABLE attestations (
+            seq INTEGER PRIMARY KEY, run_id TEXT NOT NULL, question_id TEXT NOT NULL, question TEXT NOT NULL,
+            answer TEXT NOT NULL, who TEXT NOT NULL, t REAL, screenshot BLOB, screenshot_type TEXT)"""
+    )
+    db.execute("CREATE INDEX attestations_run ON attestations(run_id, seq)")
+    db.conn.executemany(
+        "INSERT OR REPLACE INTO descriptions (table_name, column_name, description) VALUES (?, ?, ?)",
+        [row for row in rows() if row[0] == "attestations"],
+    )
+
+
 # Migrations a recording may lack and still be read as it is, without `backchannel upgrade`: each only adds a
 # table, and the reader reads a missing one as empty. The recording keeps its own format name (reports say it).
-READ_AS_IS = frozenset({"m004_screens", "m005_opens", "m006_model_exchanges"})
+READ_AS_IS = frozenset({"m004_screens", "m005_opens", "m006_model_exchanges", "m007_attestations"})
 
 
 def known_migrations() -> list[str]:

@@ -268,6 +268,27 @@ class ModelExchange:
     t: float | None = None
 
 
+ANSWERS = ("y", "n", "?")  # yes, no, not sure
+WHO = ("person",)
+SCREENSHOT_TYPES = ("image/png", "image/jpeg")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attestation:
+    """A person's answer to one question about a run (`check --by-hand`): attested evidence, never the wire's. Empty
+    in a recording older than m007_attestations."""
+
+    seq: int
+    run_id: str
+    question_id: str
+    question: str
+    answer: str  # one of ANSWERS
+    who: str = "person"
+    t: float | None = None  # when it was answered, taken on the proxy side
+    screenshot: bytes | None = None
+    screenshot_type: str | None = None  # one of SCREENSHOT_TYPES when a screenshot is kept
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Recording:
     """The whole file."""
@@ -286,6 +307,7 @@ class Recording:
     screens: tuple[ScreenSnapshot, ...] = ()  # empty for piped runs, and in a recording older than m004_screens
     opens: tuple[UrlOpen, ...] = ()  # calls of the URL-opener stand-ins; empty in a recording older than m005_opens
     model_exchanges: tuple[ModelExchange, ...] = ()  # a coding agent's model requests; empty before m006
+    attestations: tuple[Attestation, ...] = ()  # a person's answers (check --by-hand); empty before m007
     # a `-wal` with rows sat beside the file: the last process writing it stopped before it closed it
     left_open: bool = False
 
@@ -308,6 +330,9 @@ class Recording:
 
     def opens_in(self, run_id: str) -> Iterator[UrlOpen]:
         return (o for o in self.opens if o.run_id == run_id)
+
+    def attestations_in(self, run_id: str) -> Iterator[Attestation]:
+        return (a for a in self.attestations if a.run_id == run_id)
 
     def model_exchanges_in(self, run_id: str) -> Iterator[ModelExchange]:
         return (x for x in self.model_exchanges if x.run_id == run_id)

@@ -214,6 +214,28 @@ class OpenRow:
 
 
 @row_record
+class AttestationRow:
+    """A person's answer to one question about a run (`check --by-hand`); `t` is taken where the answer was given."""
+
+    TABLE: ClassVar[str] = tables.ATTESTATIONS.name
+    COLUMNS: ClassVar[tuple[str, ...]] = tables.ATTESTATIONS.written()
+    run_id: str
+    question_id: str
+    question: str
+    answer: str  # y | n | ?
+    who: str = "person"
+    t: float | None = None
+    screenshot: bytes | None = None
+    screenshot_type: str | None = None  # image/png | image/jpeg
+
+    def values(self) -> tuple[object, ...]:
+        return (
+            self.run_id, self.question_id, self.question, self.answer, self.who, self.t, self.screenshot,
+            self.screenshot_type,
+        )  # fmt: skip
+
+
+@row_record
 class ModelExchangeRow:
     """One request a coding agent sent the lab's model stand-in, and the stand-in's reply (bodies bounded by the
     stand-in before they get here; redacted on write like the wire's)."""
@@ -278,6 +300,7 @@ Row = (
     | FileRow
     | UrlHitRow
     | OpenRow
+    | AttestationRow
     | ModelExchangeRow
     | RunRow
 )

@@ -19,11 +19,15 @@ from . import cells as c
 from .errors import RecordingFormatError
 from .guard import lenient_text
 from .model import (
+    ANSWERS,
     MAX_SCREEN_SIDE,
     MODEL_APIS,
     OPENER_NAME_LIMIT,
     SCREEN_REASONS,
+    SCREENSHOT_TYPES,
+    WHO,
     Anomaly,
+    Attestation,
     Exchange,
     LabFile,
     Message,
@@ -145,6 +149,9 @@ _CHECKS: Mapping[tuple[str, str], Callable[[Read], Read]] = {
     ("screens", "rows"): _side("rows"),
     ("opens", "opener"): _program_name,
     ("model_exchanges", "api"): lambda read: one_of("api", read, MODEL_APIS),
+    ("attestations", "answer"): lambda read: one_of("answer", read, ANSWERS),
+    ("attestations", "who"): lambda read: one_of("who", read, WHO),
+    ("attestations", "screenshot_type"): lambda read: one_of("screenshot_type", read, (None, *SCREENSHOT_TYPES)),
     # read as stored: a falsy cell means "as the client got them" (rule below), whatever it holds
     ("exchanges", "upstream_response_headers"): lambda read: lambda value: value,
 }
@@ -197,6 +204,7 @@ RECORDS: Mapping[str, Callable[..., Any]] = {
     "screens": ScreenSnapshot,
     "opens": UrlOpen,
     "model_exchanges": ModelExchange,
+    "attestations": Attestation,
 }
 
 

@@ -351,9 +351,29 @@ MODEL_EXCHANGES = Table(
     created_by="m006_model_exchanges",
 )
 
+ATTESTATIONS = Table(
+    "attestations",
+    "A person's answers to the questions the wire cannot answer (check --by-hand): what they were asked about a "
+    "run, what they answered and when. Attested evidence: it rests on the person's word, never on the wire.",
+    (
+        Column("seq", INTEGER, ORDER, REFUSED),
+        Column("run_id", TEXT, RUN, REFUSED),
+        Column(
+            "question_id", TEXT, "The question's id (e.g. names-requesting-server): the check that reads it.", REFUSED
+        ),
+        Column("question", TEXT, "The question as the person read it.", REFUSED),
+        Column("answer", TEXT, "y (yes), n (no) or ? (not sure).", REFUSED),
+        Column("who", TEXT, "Who answered: person.", REFUSED),
+        Column("t", REAL, TIME + " Taken by the proxy side when the answer was given."),
+        Column("screenshot", BLOB, "An optional screenshot the person gave with the answer (PNG or JPEG bytes)."),
+        Column("screenshot_type", TEXT, "image/png or image/jpeg when a screenshot is kept; null otherwise."),
+    ),
+    created_by="m007_attestations",
+)
+
 # in the order their words have always been written (descriptions.rows), the migrations' order but for meta
 TABLES: tuple[Table, ...] = (
     META, MIGRATIONS, RUNS, EXCHANGES, MESSAGES, SSE_EVENTS, TERMINAL, FILES, ANOMALIES, URL_HITS, DESCRIPTIONS,
-    SCREENS, OPENS, MODEL_EXCHANGES,
+    SCREENS, OPENS, MODEL_EXCHANGES, ATTESTATIONS,
 )  # fmt: skip
 BY_NAME: Mapping[str, Table] = {table.name: table for table in TABLES}

@@ -10,6 +10,7 @@ from backchannel.recordings import store
 from backchannel.recordings.meta import RecordingInfo
 from backchannel.recordings.rows import (
     AnomalyRow,
+    AttestationRow,
     ExchangeRequest,
     ExchangeResponse,
     FileRow,
@@ -35,6 +36,7 @@ ROWS: dict[str, type[Row]] = {
     "screens": ScreenRow,
     "opens": OpenRow,
     "model_exchanges": ModelExchangeRow,
+    "attestations": AttestationRow,
 }
 _REQUEST_SIDE = frozenset(f.name for f in fields(ExchangeRequest))
 

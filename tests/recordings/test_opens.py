@@ -148,7 +148,7 @@ def test_upgrading_a_recording_made_before_opens_adds_the_table_and_its_words_an
     shutil.copyfile(M004, copy)
     assert load(copy).format_version == "m004_screens"
     verdicts_before = [r.as_dict() for r in judge(load(copy)).results]
-    assert store.upgrade(copy) == ["m005_opens", "m006_model_exchanges"]
+    assert store.upgrade(copy) == ["m005_opens", "m006_model_exchanges", "m007_attestations"]
     rec = load(copy)
     assert rec.format_version == latest() and rec.meta["format_version"] == latest()
     assert rec.opens == ()

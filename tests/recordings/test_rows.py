@@ -10,6 +10,7 @@ from backchannel.oracle.terminal import raw_bytes
 from backchannel.recordings import load, store
 from backchannel.recordings.rows import (
     AnomalyRow,
+    AttestationRow,
     ExchangeFailure,
     ExchangeHead,
     ExchangeRequest,
@@ -40,6 +41,7 @@ EVERY_RECORD = [
     UrlHitRow(server="declined", method="GET", path="/"),
     OpenRow(run_id="r", opener="xdg-open", argv=["https://example.com/"]),
     ModelExchangeRow(run_id="r", api="anthropic-messages", method="POST", path="/v1/messages"),
+    AttestationRow(run_id="r", question_id="q", question="Q?", answer="y"),
     RunRow(id="r", ordinal=1, name="n", upstream="http://127.0.0.1:9/mcp", plan={}),
     ExchangeRequest(flow_id="f"),
     ExchangeHead(status=200, t_response=None, response_headers=()),

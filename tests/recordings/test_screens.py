@@ -106,9 +106,9 @@ def test_upgrading_a_recording_made_before_screens_adds_the_table_and_its_words_
     copy = tmp_path / "old.sqlite"
     shutil.copyfile(M003, copy)
     verdicts_before = [r.as_dict() for r in judge(load(copy)).results]
-    assert store.upgrade(copy) == ["m004_screens", "m005_opens", "m006_model_exchanges"]
+    assert store.upgrade(copy) == ["m004_screens", "m005_opens", "m006_model_exchanges", "m007_attestations"]
     rec = load(copy)
-    assert rec.format_version == "m006_model_exchanges" and rec.meta["format_version"] == "m006_model_exchanges"
+    assert rec.format_version == "m007_attestations" and rec.meta["format_version"] == "m007_attestations"
     assert [r.as_dict() for r in judge(rec).results] == verdicts_before
     with sqlite3.connect(copy) as conn:
         stored = set(conn.execute("SELECT table_name, column_name, description FROM descriptions"))

@@ -118,9 +118,10 @@ def test_a_recording_frozen_at_the_first_format_upgrades_and_keeps_its_rows(tmp_
         "m004_screens",
         "m005_opens",
         "m006_model_exchanges",
+        "m007_attestations",
     ]
     rec = load(copy)
-    assert rec.format_version == "m006_model_exchanges" and rec.meta["format_version"] == "m006_model_exchanges"
+    assert rec.format_version == "m007_attestations" and rec.meta["format_version"] == "m007_attestations"
     assert [m.method for m in rec.messages] == ["tools/call"] and rec.url_hits == ()
     assert store.upgrade(copy) == []
 
@@ -192,11 +193,12 @@ def test_upgrade_swaps_in_a_migrated_copy_and_keeps_the_file_mode(tmp_path):
         "m004_screens",
         "m005_opens",
         "m006_model_exchanges",
+        "m007_attestations",
     ]
     assert copy.stat().st_ino != inode  # a new file took its place: never half-migrated in place
     assert copy.stat().st_mode & 0o777 == 0o600
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.sqlite"]
-    assert load(copy).format_version == "m006_model_exchanges"
+    assert load(copy).format_version == "m007_attestations"
 
 
 def test_a_new_recording_and_its_wal_and_shm_files_are_owner_only_whatever_the_umask(tmp_path):
