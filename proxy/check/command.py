@@ -7,6 +7,7 @@ A harness that broke mid-run (the proxy died, a signal) still leaves a finalised
 from __future__ import annotations
 
 import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -101,6 +102,31 @@ def _run(chosen: Scenario, options: CheckOptions, *, replay: Path | None, target
         return options.out
 
 
+def _ask_on_stderr(prompt: str) -> str:
+    """input() with its prompt on stderr: stdout carries only the report (--format json stays parseable)."""
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    return input()
+
+
+def _by_hand(scenario: str, out: Path | None, config_dir: Path | None, port: int, timeout: float) -> Path:
+    """The guided by-hand session (proxy/byhand/), its recording judged like any other."""
+    from backchannel.proxy.byhand.guide import GuideOptions, run_guide
+    from backchannel.proxy.byhand.plans import plan_for
+
+    out = out or Path(time.strftime("backchannel-by-hand-%Y%m%d-%H%M%S.sqlite"))
+    folder = config_dir or out.with_name(out.stem + "-configs")
+    try:
+        get_scenario(scenario)
+        plan = plan_for(scenario)
+        options = GuideOptions(out=out, config_dir=folder, port=port, timeout=timeout)
+        path = run_guide(plan, options, err_console, ask=_ask_on_stderr)
+        keep_report(path)
+    except USER_ERRORS as exc:
+        raise fail(str(exc)) from exc
+    return path
+
+
 def check(
     target: Annotated[str | None, typer.Option(help='A CLI to discover from its own help, e.g. "fastmcp".')] = None,
     client: Annotated[
@@ -149,6 +175,22 @@ def check(
             " server-initiated requests on the call's stream."
         ),
     ] = "auto",
+    by_hand: Annotated[
+        bool,
+        typer.Option(
+            "--by-hand",
+            help="Check a host a person drives (an IDE or desktop app): the scenario as a lab on one stable URL on"
+            " 127.0.0.1, paste-ready configurations, and a guided session whose answers are kept as attested evidence"
+            " (scenarios: elicitation-ui, mrtr-provenance). --timeout is each step's wait for the host's call.",
+        ),
+    ] = False,
+    port: Annotated[
+        int, typer.Option(help="With --by-hand: the stable URL's port on 127.0.0.1 (0: a free one).", min=0, max=65535)
+    ] = 0,
+    config_dir: Annotated[
+        Path | None,
+        typer.Option(help="With --by-hand: where the configurations are written (default: beside --out)."),
+    ] = None,
     settings: dict[str, Any] | None = None,
 ) -> None:
     """Run a scenario against a client, record it, and judge it. With no target, the scenario's default target."""
@@ -172,6 +214,17 @@ def check(
         raise fail(f"unknown --era {era!r}; valid eras: {', '.join(ERAS)}")
     if fmt not in FORMATS:
         raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
+    if by_hand:
+        if target or client or server or agent or agent_recipe or replay is not None:
+            raise fail(
+                "--by-hand checks a host a person drives: give no --client, --target, --server, --agent or --replay"
+            )
+        path = _by_hand(scenario or CLIENT_DEFAULT, out, config_dir, port, timeout)
+        report = judge(load(path))
+        err_console.print(f"recording: {path}  (re-judge with: backchannel judge {path})", style="dim", markup=False)
+        render_and_exit(report, fmt)
+    elif port or config_dir is not None:
+        raise fail("--port and --config-dir belong to --by-hand")
     if target and client:
         raise fail("give --target (a CLI to discover) or --client (an invocation with {url}), not both")
     if (agent or agent_recipe) and (target or client):

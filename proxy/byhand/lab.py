@@ -1,0 +1,118 @@
+"""A by-hand lab: one capture (endpoint + proxy) and the stable front, with the run requests go to right now.
+
+The capture keeps runs apart exactly as for `check --client` (each its own `/r/<id>/` prefix, plan and rows); the
+front's `/mcp` follows `current`, which only `advance` moves, so which run a request belongs to is decided here on
+the server side, never by the host.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from urllib.parse import urlsplit
+
+from backchannel.proxy.byhand.front import Front
+from backchannel.proxy.byhand.plans import ByHandPlan, Step
+from backchannel.proxy.run.capture import Capture, RunHandle
+from backchannel.recordings.rows import AttestationRow
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a wait for a tool call found in the run: whether the call came, and the methods that did."""
+
+    called: bool
+    methods: tuple[str, ...]
+
+
+class ByHandLab:
+    def __init__(self, plan: ByHandPlan, out: Path, *, port: int = 0) -> None:
+        self.plan = plan
+        self.capture = Capture(out, endpoint=plan.endpoint, nonce=plan.endpoint.nonce, scenario=plan.scenario)
+        self.port = port
+        self.front: Front | None = None
+        self.run: RunHandle | None = None
+
+    def __enter__(self) -> ByHandLab:
+        self.capture.__enter__()
+        try:
+            assert self.capture.proxy is not None
+            base = urlsplit(self.capture.proxy.base_url)
+            self.advance(self.plan.steps[0])  # the host's first requests (initialize, tools/list) land in step 1's run
+            self.front = Front(base.hostname or "127.0.0.1", base.port or 80, self._current_path, self.port)
+            self.front.start()
+        except BaseException as exc:
+            self.capture.__exit__(type(exc), exc, exc.__traceback__)
+            raise
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        try:
+            if self.front is not None:
+                self.front.stop()
+            if self.run is not None and exc is None:
+                self.capture.end_run(self.run, outcome="ended")
+        finally:
+            self.capture.__exit__(kind, exc, tb)
+
+    @property
+    def url(self) -> str:
+        assert self.front is not None
+        return self.front.url
+
+    def _current_path(self) -> str:
+        assert self.run is not None
+        return urlsplit(self.run.url).path
+
+    def advance(self, step: Step) -> RunHandle:
+        """End the current run (if any) and make `step`'s run the one the stable URL forwards to from now on."""
+        if self.run is not None:
+            self.capture.end_run(self.run, outcome="ended")
+        self.run = self.capture.new_run(step.run, step.plan, scenario=self.plan.scenario, facts={"by_hand": True})
+        return self.run
+
+    def wait_for_call(self, tool: str, timeout: float) -> Seen:
+        """Wait (bounded) until the current run's ledger holds a `tools/call` of `tool`; what came instead if not."""
+        assert self.run is not None
+        run_id = self.run.id
+
+        def methods() -> tuple[str, ...]:
+            return tuple(
+                m.method or m.kind for m in self.capture.read().messages_in(run_id) if m.direction == "to-server"
+            )
+
+        def called() -> bool:
+            return any(
+                m.method == "tools/call" and isinstance(m.payload, dict)
+                and isinstance(m.payload.get("params"), dict) and m.payload["params"].get("name") == tool
+                for m in self.capture.read().messages_in(run_id)
+            )  # fmt: skip
+
+        found = self.capture.wait_for(called, timeout)
+        return Seen(found, () if found else methods())
+
+    def attest(self, question_id: str, question: str, answer: str, screenshot: tuple[bytes, str] | None) -> None:
+        """Keep a person's answer about the current run, timed here, on the proxy side."""
+        assert self.run is not None and self.capture.writer is not None
+        image, kind = screenshot if screenshot is not None else (None, None)
+        self.capture.writer.insert(
+            AttestationRow(
+                run_id=self.run.id,
+                question_id=question_id,
+                question=question,
+                answer=answer,
+                who="person",
+                t=time.time(),
+                screenshot=image,
+                screenshot_type=kind,
+            )  # fmt: skip
+        )
+        self.capture.flush()
+
+
+def seen_summary(seen: Seen, limit: int = 8) -> str:
+    said: Sequence[str] = seen.methods[-limit:]
+    return ", ".join(said) if said else "nothing at all (is the host configured with the URL, and connected?)"

@@ -1,0 +1,87 @@
+"""Which scenarios can be driven by hand, and how: the endpoint, the steps (a run each) and each step's questions.
+
+A scenario is here when a person can make it happen from a host's chat (ask the assistant to call one tool) and
+when what a check needs from the client is either on the wire or answerable by the person watching. The others
+need a command backchannel runs itself (their runs replay, restart or time the client) and are refused at start.
+"""
+
+from __future__ import annotations
+
+import secrets
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from backchannel.oracle.detectors.markers import Markers
+from backchannel.oracle.scenarios.elicitation_ui import payloads
+from backchannel.proxy.byhand.questions import NAMES_SERVER, NOTHING_OPENED, URL_SHOWN, Question
+from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.scenarios.elicitation_ui.endpoint import TOOLS as UI_TOOLS
+from backchannel.proxy.scenarios.mrtr_provenance.endpoint import TOOLS as MRTR_TOOLS
+from backchannel.proxy.scenarios.mrtr_provenance.runner import probe_message, probe_plan
+from backchannel.recordings.errors import UserError
+
+
+class NotByHand(UserError):
+    """The scenario cannot be driven by hand; the message says why and which can."""
+
+
+@dataclass(frozen=True)
+class Step:
+    run: str  # the run's name, as the scenario's checks read it
+    tool: str  # what the person asks the assistant to call
+    questions: tuple[Question, ...]
+    plan: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ByHandPlan:
+    scenario: str
+    endpoint: EndpointConfig
+    steps: tuple[Step, ...]
+
+    @property
+    def server_name(self) -> str:
+        return self.endpoint.server_name
+
+
+def _names(server: str) -> Question:
+    return Question(NAMES_SERVER, f"Did the app name the server `{server}` when it asked?")
+
+
+def elicitation_ui() -> ByHandPlan:
+    nonce = secrets.token_hex(8)
+    endpoint = EndpointConfig(tools=UI_TOOLS, nonce=nonce)
+    url = payloads.url(nonce)
+    questions = (
+        _names(endpoint.server_name),
+        Question(URL_SHOWN, f"Was the full URL `{url}` visible before you agreed?"),
+        Question(NOTHING_OPENED, "Did anything open (a browser tab, a window) before you agreed?"),
+    )
+    return ByHandPlan("elicitation-ui", endpoint, (Step("contract", payloads.URL_TOOL, questions),))
+
+
+def mrtr_provenance() -> ByHandPlan:
+    markers = Markers(secrets.token_hex(6))
+    endpoint = EndpointConfig(tools=MRTR_TOOLS, server_name=markers.server_name, nonce=markers.nonce)
+    # the decoy path the injected text names: a place nothing is written to (a host driven by hand has no lab)
+    decoy_home = Path(tempfile.gettempdir()) / f"backchannel-by-hand-{markers.nonce}"
+    plan = probe_plan(probe_message(markers, decoy_home), ignore_capabilities=False)
+    step = Step("probe", "get_repo_status", (_names(markers.server_name),), plan)
+    return ByHandPlan("mrtr-provenance", endpoint, (step,))
+
+
+PLANS: dict[str, Callable[[], ByHandPlan]] = {"elicitation-ui": elicitation_ui, "mrtr-provenance": mrtr_provenance}
+
+
+def plan_for(scenario: str) -> ByHandPlan:
+    """The scenario's by-hand plan, or NotByHand saying why not."""
+    make = PLANS.get(scenario)
+    if make is None:
+        raise NotByHand(
+            f"scenario {scenario!r} cannot be run by hand: its runs need a command backchannel starts itself"
+            f" (give it --client or --target); by hand: {', '.join(sorted(PLANS))}"
+        )
+    return make()
