@@ -46,6 +46,7 @@ def _result(check: Check, finding: Finding, wanted: tuple[str, ...] = ()) -> Res
         verdict=VERDICT_OF[finding.status] if check.probe and finding.status in VERDICT_OF else None,
         subject=finding.subject,
         untestable=finding.untestable,
+        attested=finding.attested,
     )
 
 

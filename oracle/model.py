@@ -26,9 +26,11 @@ class Evidence:
     """Where in the recording a finding can be seen: a message, an exchange, terminal bytes, a lab file, a run, a
     screen snapshot's rows and columns, or text in a model request (the coding agent's model context)."""
 
-    kind: Literal["message", "exchange", "terminal", "file", "run", "sse", "anomaly", "recording", "screen", "model"]
+    kind: Literal[
+        "message", "exchange", "terminal", "file", "run", "sse", "anomaly", "recording", "screen", "model", "attestation"
+    ]  # fmt: skip
     run: str | None = None
-    seq: int | None = None  # message, exchange, sse, anomaly, screen or model-exchange sequence number
+    seq: int | None = None  # message, exchange, sse, anomaly, screen, model-exchange or attestation sequence number
     stream: str | None = None  # terminal: stdout, stderr or tty
     offset: int | None = None  # terminal or file: byte offset; model: byte offset in the cited segment's text
     length: int | None = None
@@ -65,6 +67,7 @@ class Finding:
     observations: tuple[str, ...] = ()
     subject: str | None = None  # what the finding is about when one check yields several (an arm, a round)
     untestable: bool = False  # a FAIL because the target lacks what the scenario needs (its message says so)
+    attested: bool = False  # it rests on a person's answer (check --by-hand), not on the wire
 
     @staticmethod
     def passed(message: str, *evidence: Evidence, **kw: object) -> Finding:
@@ -129,6 +132,7 @@ class Result:
     verdict: Verdict | None
     subject: str | None
     untestable: bool = False
+    attested: bool = False  # it rests on a person's answer, not on the wire
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -156,6 +160,8 @@ class Result:
             out["cwe"] = list(self.cwe)
         if self.untestable:
             out["untestable"] = True
+        if self.attested:
+            out["attested"] = True
         return out
 
 

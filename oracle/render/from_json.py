@@ -110,6 +110,7 @@ def result_from(data: Any, where: str) -> Result:
         verdict=None if verdict is None else cast(Verdict, _one_of(verdict, VERDICTS, f"{where}.verdict")),
         subject=_text(r, "subject", where, optional=True),
         untestable=r.get("untestable") is True,
+        attested=r.get("attested") is True,
     )
 
 

@@ -70,8 +70,9 @@ def status_label(result: Result) -> str:
     """The verdict for probes, else the status; SKIP and ERROR carry their reason: `SKIP (no-mcp-call-surface)`."""
     shown = result.verdict if result.verdict is not None else result.status
     if shown in ("SKIP", "ERROR") and result.reason:
-        return f"{shown} ({result.reason})"
-    return shown
+        shown = f"{shown} ({result.reason})"
+    # a result that rests on a person's answer says so wherever its status is shown
+    return f"{shown} [attested]" if result.attested else shown
 
 
 def cwe_confirmed(report: Report) -> list[str]:
