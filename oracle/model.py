@@ -27,7 +27,8 @@ class Evidence:
     screen snapshot's rows and columns, or text in a model request (the coding agent's model context)."""
 
     kind: Literal[
-        "message", "exchange", "terminal", "file", "run", "sse", "anomaly", "recording", "screen", "model", "attestation"
+        "message", "exchange", "terminal", "file", "run", "sse", "anomaly", "recording", "screen", "model",
+        "attestation",
     ]  # fmt: skip
     run: str | None = None
     seq: int | None = None  # message, exchange, sse, anomaly, screen, model-exchange or attestation sequence number

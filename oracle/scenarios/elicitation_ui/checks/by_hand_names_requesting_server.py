@@ -24,6 +24,8 @@ QUESTION = "names-requesting-server"  # proxy/byhand/questions.py asks it under 
     eras=("2025-06-18", "2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
-    """MCP clients MUST "provide UI that makes it clear which server is requesting information". The person who drove the host (check --by-hand) is asked whether the app named the server, by the name it was configured with, when it asked; they see what the wire cannot: the host's window. The answer that breaks it is FAIL with the answer as evidence, "not sure" WARN, no answer SKIP; every
-    result says it is attested."""
+    """MCP clients MUST "provide UI that makes it clear which server is requesting information". The person who drove
+    the host (check --by-hand) is asked whether the app named the server, by the name it was configured with, when
+    it asked; they see what the wire cannot: the host's window. The answer that breaks it is FAIL with the answer as
+    evidence, "not sure" WARN, no answer SKIP; every result says it is attested."""
     yield from judge_answers(rec, QUESTION, breaks="n", runs=("contract", "probe"))

@@ -23,6 +23,7 @@ QUESTION = "nothing-opened-before-consent"  # proxy/byhand/questions.py asks it 
     eras=("2025-06-18", "2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
-    """Clients "MUST NOT open the URL without explicit consent from the user". The person who drove the host is asked whether anything (a browser tab, a window) opened before they agreed: yes breaks it. The answer that breaks it is FAIL with the answer as evidence, "not sure" WARN, no answer SKIP; every
-    result says it is attested."""
+    """Clients "MUST NOT open the URL without explicit consent from the user". The person who drove the host is asked
+    whether anything (a browser tab, a window) opened before they agreed: yes breaks it. The answer that breaks it
+    is FAIL with the answer as evidence, "not sure" WARN, no answer SKIP; every result says it is attested."""
     yield from judge_answers(rec, QUESTION, breaks="y", runs=("contract",))

@@ -23,6 +23,7 @@ QUESTION = "url-shown-before-consent"  # proxy/byhand/questions.py asks it under
     eras=("2025-06-18", "2025-11-25", "2026-07-28"),
 )
 def judge(rec: Recording) -> Iterator[Finding]:
-    """Clients "MUST show the full URL to the user for examination before consent". The person who drove the host is asked whether the full URL the server sent was visible before they agreed. The answer that breaks it is FAIL with the answer as evidence, "not sure" WARN, no answer SKIP; every
-    result says it is attested."""
+    """Clients "MUST show the full URL to the user for examination before consent". The person who drove the host is
+    asked whether the full URL the server sent was visible before they agreed. The answer that breaks it is FAIL
+    with the answer as evidence, "not sure" WARN, no answer SKIP; every result says it is attested."""
     yield from judge_answers(rec, QUESTION, breaks="n", runs=("contract",))
