@@ -82,6 +82,10 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
         "tests/oracle/scenarios/elicitation_ui/checks/test_elicitation_url_shown_before_consent.py",
         FACTS,
     ),
+    "oracle/scenarios/elicitation_ui/attested.py": (
+        "tests/oracle/scenarios/elicitation_ui/checks/test_by_hand_names_requesting_server.py",
+        FACTS,
+    ),
     "oracle/scenarios/elicitation_ui/payloads.py": (
         "tests/proxy/scenarios/elicitation_ui/test_endpoint.py",
         "the server's texts: the endpoint's tests read them as sent",

@@ -1,0 +1,53 @@
+"""Which scenarios a person can drive by hand, what each step asks them to do, and what a refused scenario says."""
+
+from __future__ import annotations
+
+import pytest
+
+from backchannel.oracle.scenarios.elicitation_ui import payloads
+from backchannel.proxy.byhand.plans import PLANS, NotByHand, elicitation_ui, mrtr_provenance, plan_for
+from backchannel.proxy.byhand.questions import NAMES_SERVER, NOTHING_OPENED, URL_SHOWN
+from backchannel.proxy.scenarios.registry import all_scenarios
+from backchannel.recordings.errors import UserError
+
+
+def test_every_by_hand_plan_is_a_registered_scenario_with_at_least_one_step() -> None:
+    for name in PLANS:
+        assert name in all_scenarios()
+        plan = plan_for(name)
+        assert plan.scenario == name and plan.steps
+
+
+def test_a_scenario_that_needs_a_command_is_refused_with_the_ones_that_can_run_by_hand() -> None:
+    refused = next(name for name in sorted(all_scenarios()) if name not in PLANS)
+    with pytest.raises(NotByHand) as caught:
+        plan_for(refused)
+    message = str(caught.value)
+    assert repr(refused) in message and "--client" in message
+    assert "by hand: elicitation-ui, mrtr-provenance" in message
+    assert isinstance(caught.value, UserError)  # the CLI shows it as a usage error, not a traceback
+
+
+def test_elicitation_ui_asks_for_the_url_tool_then_asks_about_the_server_the_url_and_what_opened() -> None:
+    plan = elicitation_ui()
+    [step] = plan.steps
+    assert step.run == "contract" and step.tool == payloads.URL_TOOL
+    assert [q.id for q in step.questions] == [NAMES_SERVER, URL_SHOWN, NOTHING_OPENED]
+    names, url, opened = (q.text for q in step.questions)
+    assert f"`{plan.server_name}`" in names
+    assert f"`{payloads.url(plan.endpoint.nonce)}`" in url
+    assert "before you agreed" in opened
+
+
+def test_mrtr_provenance_asks_for_get_repo_status_and_whether_its_own_server_name_was_shown() -> None:
+    plan = mrtr_provenance()
+    [step] = plan.steps
+    assert step.run == "probe" and step.tool == "get_repo_status"
+    [question] = step.questions
+    assert question.id == NAMES_SERVER and f"`{plan.server_name}`" in question.text
+    assert step.plan  # the probe's injected input request, as a check --client run sends it
+
+
+def test_each_lab_gets_its_own_nonce_so_two_sessions_never_share_a_marker() -> None:
+    assert elicitation_ui().endpoint.nonce != elicitation_ui().endpoint.nonce
+    assert mrtr_provenance().server_name != mrtr_provenance().server_name
