@@ -13,8 +13,9 @@ from .model import VERDICT_OF, Check, Finding, Report, Result, RunEra
 from .registry import SESSION, all_checks
 
 # 2: the session rules judge every recording; 3: in every era, with the schema of each; 4: every check states its
-# eras (SKIP not-in-era), the sampling and roots scenarios
-ORACLE_VERSION = "7"
+# eras (SKIP not-in-era), the sampling and roots scenarios; 8: the by-hand attested checks add a result to every
+# elicitation-ui and mrtr-provenance report (SKIP not-by-hand where no person was asked)
+ORACLE_VERSION = "8"
 
 
 def scenarios_of(rec: Recording) -> tuple[str, ...]:
