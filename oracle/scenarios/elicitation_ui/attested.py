@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from backchannel.oracle import harness
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.recordings.model import Attestation, Recording
 
@@ -28,6 +29,10 @@ def _evidence(answer: Attestation) -> Evidence:
 
 def judge_answers(rec: Recording, question_id: str, *, breaks: str, runs: tuple[str, ...]) -> Iterator[Finding]:
     """One finding per by-hand run named in `runs`: `breaks` is the answer that means the client failed."""
+    broken = harness.first_problem(rec)
+    if broken is not None:  # a harness that did not see its runs is ERROR, never a quiet "nobody was asked"
+        yield broken
+        return
     found = by_hand_runs(rec, runs)
     if not found:
         yield Finding.skipped("not-by-hand", "no person was asked: not a recording of check --by-hand")

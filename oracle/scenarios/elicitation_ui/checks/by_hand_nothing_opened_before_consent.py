@@ -20,7 +20,7 @@ QUESTION = "nothing-opened-before-consent"  # proxy/byhand/questions.py asks it 
     level="MUST",
     spec=f"{SPEC}#safe-url-handling",
     title="Nothing is opened before the user agrees (attested by the person)",
-    eras=("2025-06-18", "2025-11-25", "2026-07-28"),
+    eras=("2025-11-25", "2026-07-28"),  # URL mode: none in 2025-06-18, as for the wire's URL checks
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients "MUST NOT open the URL without explicit consent from the user". The person who drove the host is asked

@@ -20,7 +20,7 @@ QUESTION = "url-shown-before-consent"  # proxy/byhand/questions.py asks it under
     level="MUST",
     spec=f"{SPEC}#safe-url-handling",
     title="The full URL is shown before the user agrees (attested by the person)",
-    eras=("2025-06-18", "2025-11-25", "2026-07-28"),
+    eras=("2025-11-25", "2026-07-28"),  # URL mode: none in 2025-06-18, as for the wire's URL checks
 )
 def judge(rec: Recording) -> Iterator[Finding]:
     """Clients "MUST show the full URL to the user for examination before consent". The person who drove the host is

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from backchannel.oracle import judge
 from backchannel.recordings import load
 from tests.factories import new_recording
 
+QUESTION = "url-shown-before-consent"
 CHECK = "by-hand-url-shown-before-consent"
 RUN = {"id": "a", "name": "contract", "scenario": "elicitation-ui", "detail": {"by_hand": True}}
 
@@ -18,7 +21,10 @@ def _judged(tmp_path, answers, run=RUN):
         for a in answers
     ]
     path = new_recording(tmp_path / "r.sqlite", runs=[run], attestations=rows)
-    return [r for r in judge(load(path)).results if r.id == CHECK]
+    rec = load(path)
+    # the lab ends each run it made (a run with no end is a harness ERROR, never judged by an answer)
+    rec = replace(rec, runs=tuple(replace(r, ended_at=2.0, outcome="ended") for r in rec.runs))
+    return [r for r in judge(rec).results if r.id == CHECK]
 
 
 @pytest.mark.parametrize(
@@ -39,3 +45,13 @@ def test_a_run_made_without_a_person_is_never_judged_by_an_answer(tmp_path):
     run = {**RUN, "detail": {}}
     (result,) = _judged(tmp_path, ["n"], run)
     assert (result.status, result.reason, result.attested) == ("SKIP", "not-by-hand", False)
+
+
+def test_a_run_the_harness_never_saw_end_is_error_whatever_the_person_answered(tmp_path):
+    path = new_recording(
+        tmp_path / "r.sqlite",
+        runs=[RUN],
+        attestations=[{"run_id": "a", "question_id": QUESTION, "question": "Q?", "answer": "y", "t": 1.0}],
+    )
+    (result,) = [r for r in judge(load(path)).results if r.id == CHECK]
+    assert (result.status, result.reason) == ("ERROR", "run-never-ended")
