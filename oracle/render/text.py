@@ -68,7 +68,7 @@ def check_label(result: Result) -> str:
 
 def status_label(result: Result) -> str:
     """The verdict for probes, else the status; SKIP and ERROR carry their reason: `SKIP (no-mcp-call-surface)`."""
-    shown = result.verdict if result.verdict is not None else result.status
+    shown: str = result.verdict if result.verdict is not None else result.status
     if shown in ("SKIP", "ERROR") and result.reason:
         shown = f"{shown} ({result.reason})"
     # a result that rests on a person's answer says so wherever its status is shown
