@@ -32,7 +32,7 @@ def test_the_section_has_its_two_examples():
 def test_the_readmes_elicitation_ui_example_runs_as_written_and_passes_everything(tmp_path):
     done = _run(_examples()[0], tmp_path)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "38 results: 20 PASS, 0 FAIL, 0 WARN, 18 SKIP, 0 ERROR; probes: 0 CONFIRMED, 1 REFUTED" in done.stdout
+    assert "41 results: 20 PASS, 0 FAIL, 0 WARN, 21 SKIP, 0 ERROR; probes: 0 CONFIRMED, 1 REFUTED" in done.stdout
 
 
 def test_the_readmes_piped_auto_accept_example_fails_the_form_check_alone(tmp_path):
@@ -40,5 +40,5 @@ def test_the_readmes_piped_auto_accept_example_fails_the_form_check_alone(tmp_pa
     assert "--no-tty" in line
     done = _run(line, tmp_path)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "38 results: 19 PASS, 1 FAIL, 0 WARN, 18 SKIP, 0 ERROR; probes: 0 CONFIRMED, 1 REFUTED" in done.stdout
+    assert "41 results: 19 PASS, 1 FAIL, 0 WARN, 21 SKIP, 0 ERROR; probes: 0 CONFIRMED, 1 REFUTED" in done.stdout
     assert re.search(r"elicitation-form-reviewable-before-send\s+│\s+FAIL", done.stdout)

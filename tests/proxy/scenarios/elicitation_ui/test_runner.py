@@ -109,7 +109,9 @@ def test_a_target_is_discovered_without_eliciting_then_run_once_per_tool_like_a_
     assert all(run.client_argv and run.client_argv[-1] == run.detail.facts["tool"] for run in contract)
     assert lines[-5:] == [f"running the client against the tool {tool}, piped" for tool in payloads.TOOLS]
     statuses = {r.id: r.status for r in judge(rec).results if r.scenario != "session"}
-    assert len(statuses) == 9 and "ERROR" not in statuses.values() and "harness-saw-every-run" not in statuses
+    assert len(statuses) == 12 and "ERROR" not in statuses.values() and "harness-saw-every-run" not in statuses
+    # the three by-hand checks have no person's answer to read in a run a command drove
+    assert {statuses[c] for c in statuses if c.startswith("by-hand-")} == {"SKIP"}
     # the toy's `mcp call` declares form mode only (the URL tools refuse it, -32021) and accepts a form by itself,
     # reading nothing from stdin; it prints server text raw
     assert statuses["elicitation-url-shown-before-consent"] == "SKIP"
@@ -125,5 +127,5 @@ def test_a_target_discovery_that_finds_nothing_judges_error_for_every_check(tmp_
     assert [a.kind for a in rec.anomalies] == ["client-not-run"]
     results = [r for r in judge(rec).results if r.scenario != "session"]  # the session rules judged the trials
     checks = {r.id for r in results} - {"harness-saw-every-run"}
-    assert len(checks) == 9  # every elicitation-ui check, and the harness's own result
+    assert len(checks) == 12  # every elicitation-ui check (the three by-hand ones too), and the harness's own result
     assert {(r.status, r.reason) for r in results} == {("ERROR", "client-not-run")}
