@@ -14,6 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import urlsplit
 
+from backchannel.oracle.scenarios.elicitation_ui.attested import BY_HAND_FACT
 from backchannel.proxy.byhand.front import Front
 from backchannel.proxy.byhand.plans import ByHandPlan, Step
 from backchannel.proxy.run.capture import Capture, RunHandle
@@ -71,7 +72,7 @@ class ByHandLab:
         """End the current run (if any) and make `step`'s run the one the stable URL forwards to from now on."""
         if self.run is not None:
             self.capture.end_run(self.run, outcome="ended")
-        self.run = self.capture.new_run(step.run, step.plan, scenario=self.plan.scenario, facts={"by_hand": True})
+        self.run = self.capture.new_run(step.run, step.plan, scenario=self.plan.scenario, facts={BY_HAND_FACT: True})
         return self.run
 
     def wait_for_call(self, tool: str, timeout: float) -> Seen:

@@ -16,7 +16,10 @@ from typing import Any
 
 from backchannel.oracle.detectors.markers import Markers
 from backchannel.oracle.scenarios.elicitation_ui import payloads
-from backchannel.proxy.byhand.questions import NAMES_SERVER, NOTHING_OPENED, URL_SHOWN, Question
+
+# the question ids are the oracle's, declared once where its by-hand checks read them
+from backchannel.oracle.scenarios.elicitation_ui.attested import NAMES_SERVER, NOTHING_OPENED, URL_SHOWN
+from backchannel.proxy.byhand.questions import Question
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.scenarios.elicitation_ui.endpoint import TOOLS as UI_TOOLS
 from backchannel.proxy.scenarios.mrtr_provenance.endpoint import TOOLS as MRTR_TOOLS

@@ -14,11 +14,6 @@ PROMPT = "[y]es/[n]o/[?] not sure"
 MAX_SCREENSHOT = 2 * 1024 * 1024
 MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"))
 
-# the question ids the oracle's by-hand checks read (oracle/scenarios/elicitation_ui/attested.py names the same)
-NAMES_SERVER = "names-requesting-server"
-URL_SHOWN = "url-shown-before-consent"
-NOTHING_OPENED = "nothing-opened-before-consent"
-
 
 @dataclass(frozen=True)
 class Question:

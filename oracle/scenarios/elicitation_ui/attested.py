@@ -13,7 +13,11 @@ from backchannel.oracle import harness
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.recordings.model import Attestation, Recording
 
-BY_HAND_FACT = "by_hand"
+BY_HAND_FACT = "by_hand"  # the run fact the by-hand lab (proxy/byhand/lab.py) sets on every run it makes
+# the ids the by-hand lab asks its questions under (proxy/byhand/questions.py) and the checks read them by
+NAMES_SERVER = "names-requesting-server"
+URL_SHOWN = "url-shown-before-consent"
+NOTHING_OPENED = "nothing-opened-before-consent"
 SAID = {"y": "yes", "n": "no", "?": "not sure"}
 
 

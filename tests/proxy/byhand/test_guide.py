@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from backchannel.oracle.scenarios.elicitation_ui.attested import NAMES_SERVER
 from backchannel.proxy.byhand.guide import InputEnded, ask_question
-from backchannel.proxy.byhand.questions import NAMES_SERVER, PROMPT, Question
+from backchannel.proxy.byhand.questions import PROMPT, Question
 
 QUESTION = Question(NAMES_SERVER, "Did the app name the server `lab` when it asked?")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from backchannel.oracle.scenarios.elicitation_ui import payloads
+from backchannel.oracle.scenarios.elicitation_ui.attested import NAMES_SERVER, NOTHING_OPENED, URL_SHOWN
 from backchannel.proxy.byhand.plans import PLANS, NotByHand, elicitation_ui, mrtr_provenance, plan_for
-from backchannel.proxy.byhand.questions import NAMES_SERVER, NOTHING_OPENED, URL_SHOWN
 from backchannel.proxy.scenarios.registry import all_scenarios
 from backchannel.recordings.errors import UserError
 

@@ -12,11 +12,9 @@ from backchannel.oracle.scenarios.elicitation_ui.checks import (
     by_hand_nothing_opened_before_consent,
     by_hand_url_shown_before_consent,
 )
+from backchannel.proxy.byhand.plans import elicitation_ui, mrtr_provenance
 from backchannel.proxy.byhand.questions import (
     MAX_SCREENSHOT,
-    NAMES_SERVER,
-    NOTHING_OPENED,
-    URL_SHOWN,
     ScreenshotError,
     parse_answer,
     read_screenshot,
@@ -40,9 +38,14 @@ def test_anything_else_is_no_answer_so_it_is_asked_again(typed: str) -> None:
 
 
 def test_the_question_ids_are_those_the_oracles_by_hand_checks_read() -> None:
-    assert NAMES_SERVER == by_hand_names_requesting_server.QUESTION
-    assert URL_SHOWN == by_hand_url_shown_before_consent.QUESTION
-    assert NOTHING_OPENED == by_hand_nothing_opened_before_consent.QUESTION
+    [ui] = elicitation_ui().steps
+    assert [q.id for q in ui.questions] == [
+        by_hand_names_requesting_server.QUESTION,
+        by_hand_url_shown_before_consent.QUESTION,
+        by_hand_nothing_opened_before_consent.QUESTION,
+    ]
+    [probe] = mrtr_provenance().steps
+    assert [q.id for q in probe.questions] == [by_hand_names_requesting_server.QUESTION]
 
 
 @pytest.mark.parametrize(("data", "kind"), [(PNG, "image/png"), (JPEG, "image/jpeg")])

@@ -8,10 +8,10 @@ from backchannel.oracle.model import Finding
 from backchannel.oracle.registry import check
 from backchannel.recordings.model import Recording
 
-from ..attested import judge_answers
+from ..attested import NAMES_SERVER, judge_answers
 from ..facts import SCENARIO, SPEC
 
-QUESTION = "names-requesting-server"  # proxy/byhand/questions.py asks it under this id
+QUESTION = NAMES_SERVER
 
 
 @check(

@@ -8,10 +8,10 @@ from backchannel.oracle.model import Finding
 from backchannel.oracle.registry import check
 from backchannel.recordings.model import Recording
 
-from ..attested import judge_answers
+from ..attested import NOTHING_OPENED, judge_answers
 from ..facts import SCENARIO, SPEC
 
-QUESTION = "nothing-opened-before-consent"  # proxy/byhand/questions.py asks it under this id
+QUESTION = NOTHING_OPENED
 
 
 @check(

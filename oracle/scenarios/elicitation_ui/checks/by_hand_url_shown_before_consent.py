@@ -8,10 +8,10 @@ from backchannel.oracle.model import Finding
 from backchannel.oracle.registry import check
 from backchannel.recordings.model import Recording
 
-from ..attested import judge_answers
+from ..attested import URL_SHOWN, judge_answers
 from ..facts import SCENARIO, SPEC
 
-QUESTION = "url-shown-before-consent"  # proxy/byhand/questions.py asks it under this id
+QUESTION = URL_SHOWN
 
 
 @check(
