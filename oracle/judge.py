@@ -14,8 +14,9 @@ from .registry import SESSION, all_checks
 
 # 2: the session rules judge every recording; 3: in every era, with the schema of each; 4: every check states its
 # eras (SKIP not-in-era), the sampling and roots scenarios; 8: the by-hand attested checks add a result to every
-# elicitation-ui and mrtr-provenance report (SKIP not-by-hand where no person was asked)
-ORACLE_VERSION = "8"
+# elicitation-ui and mrtr-provenance report (SKIP not-by-hand where no person was asked); 9: a run a person drove
+# is never judged on the client's terminal, screens, files or browser (SKIP by-hand: oracle/by_hand.py)
+ORACLE_VERSION = "9"
 
 
 def scenarios_of(rec: Recording) -> tuple[str, ...]:

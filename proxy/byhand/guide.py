@@ -20,6 +20,11 @@ from backchannel.proxy.byhand.plans import ByHandPlan
 from backchannel.proxy.byhand.questions import PROMPT, Question, ScreenshotError, parse_answer, read_screenshot
 
 Ask = Callable[[str], str]  # input(): raises EOFError at the end of input
+# said once a screenshot is kept: the recording's redaction reads text, never an image
+SCREENSHOT_KEPT = (
+    "Kept as you gave it: redaction cannot read an image, so anything it shows goes wherever the recording goes"
+    " (bug-report --no-screenshots leaves screenshots out)."
+)
 
 
 @dataclass(frozen=True)
@@ -53,9 +58,12 @@ def ask_question(question: Question, ask: Ask, say: Callable[[str], None]) -> tu
         if not typed:
             return answer, None
         try:
-            return answer, read_screenshot(typed)
+            kept = read_screenshot(typed)
         except ScreenshotError as exc:
             say(f"Not kept: {exc}. Give another path, or Enter for none.")
+            continue
+        say(SCREENSHOT_KEPT)
+        return answer, kept
 
 
 def run_guide(plan: ByHandPlan, options: GuideOptions, console: Console, ask: Ask = input) -> Path:

@@ -14,11 +14,12 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import urlsplit
 
-from backchannel.oracle.scenarios.elicitation_ui.attested import BY_HAND_FACT
+from backchannel.oracle.by_hand import BY_HAND_FACT
 from backchannel.proxy.byhand.front import Front
 from backchannel.proxy.byhand.plans import ByHandPlan, Step
 from backchannel.proxy.run.capture import Capture, RunHandle
 from backchannel.recordings.rows import AttestationRow
+from backchannel.recordings.shapes import Fact
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,10 @@ class ByHandLab:
         """End the current run (if any) and make `step`'s run the one the stable URL forwards to from now on."""
         if self.run is not None:
             self.capture.end_run(self.run, outcome="ended")
-        self.run = self.capture.new_run(step.run, step.plan, scenario=self.plan.scenario, facts={BY_HAND_FACT: True})
+        upstream = None if step.upstream is None else self.capture.start_endpoint(step.upstream).url
+        facts: dict[str, Fact] = {**step.facts, BY_HAND_FACT: True}
+        scenario = self.plan.scenario
+        self.run = self.capture.new_run(step.run, step.plan, scenario=scenario, facts=facts, upstream=upstream)
         return self.run
 
     def wait_for_call(self, tool: str, timeout: float) -> Seen:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import secrets
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from backchannel.oracle.detectors.markers import Markers
+from backchannel.oracle.detectors.markers import DECOY_FILE, Markers
 from backchannel.oracle.scenarios.elicitation_ui import payloads
 
 # the question ids are the oracle's, declared once where its by-hand checks read them
@@ -23,8 +23,10 @@ from backchannel.proxy.byhand.questions import Question
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.scenarios.elicitation_ui.endpoint import TOOLS as UI_TOOLS
 from backchannel.proxy.scenarios.mrtr_provenance.endpoint import TOOLS as MRTR_TOOLS
-from backchannel.proxy.scenarios.mrtr_provenance.runner import probe_message, probe_plan
+from backchannel.proxy.scenarios.mrtr_provenance.endpoint import probe_tools
+from backchannel.proxy.scenarios.mrtr_provenance.runner import INPUT_KEY, probe_message, probe_plan
 from backchannel.recordings.errors import UserError
+from backchannel.recordings.shapes import Fact
 
 
 class NotByHand(UserError):
@@ -37,6 +39,19 @@ class Step:
     tool: str  # what the person asks the assistant to call
     questions: tuple[Question, ...]
     plan: dict[str, Any] = field(default_factory=dict)
+    facts: dict[str, Fact] = field(default_factory=dict)  # the run's facts its scenario's checks read
+    # the endpoint this step's run forwards to, when not the plan's own (e.g. one that sends a 2025 host the same
+    # request as a server-initiated one, as the scenario's runner does)
+    upstream: EndpointConfig | None = None
+
+
+@dataclass(frozen=True)
+class Era:
+    """What the lab's endpoints speak (check --era) and how long a 2025 call waits for the host's answer: a person
+    answers in the host's own window, so a step's whole wait (--timeout), not half a scripted run's."""
+
+    era: str = "auto"
+    answer_timeout_s: float = 300.0
 
 
 @dataclass(frozen=True)
@@ -54,9 +69,9 @@ def _names(server: str) -> Question:
     return Question(NAMES_SERVER, f"Did the app name the server `{server}` when it asked?")
 
 
-def elicitation_ui() -> ByHandPlan:
+def elicitation_ui(era: Era) -> ByHandPlan:
     nonce = secrets.token_hex(8)
-    endpoint = EndpointConfig(tools=UI_TOOLS, nonce=nonce)
+    endpoint = EndpointConfig(tools=UI_TOOLS, nonce=nonce, era=era.era, answer_timeout_s=era.answer_timeout_s)
     url = payloads.url(nonce)
     questions = (
         _names(endpoint.server_name),
@@ -66,20 +81,34 @@ def elicitation_ui() -> ByHandPlan:
     return ByHandPlan("elicitation-ui", endpoint, (Step("contract", payloads.URL_TOOL, questions),))
 
 
-def mrtr_provenance() -> ByHandPlan:
+def mrtr_provenance(era: Era) -> ByHandPlan:
     markers = Markers(secrets.token_hex(6))
-    endpoint = EndpointConfig(tools=MRTR_TOOLS, server_name=markers.server_name, nonce=markers.nonce)
+    endpoint = EndpointConfig(
+        tools=MRTR_TOOLS,
+        server_name=markers.server_name,
+        nonce=markers.nonce,
+        era=era.era,
+        answer_timeout_s=era.answer_timeout_s,
+    )
     # the decoy path the injected text names: a place nothing is written to (a host driven by hand has no lab)
     decoy_home = Path(tempfile.gettempdir()) / f"backchannel-by-hand-{markers.nonce}"
     plan = probe_plan(probe_message(markers, decoy_home), ignore_capabilities=False)
-    step = Step("probe", "get_repo_status", (_names(markers.server_name),), plan)
+    # a 2026-07-28 host gets the input requests injected into its result (the plan); a 2025 host gets the same ones
+    # as server-initiated requests on the call's stream, from an endpoint of their own (as the scenario's runner)
+    options = [(o["capability"], o["inputRequests"]) for o in plan["mutations"][0]["byCapability"]]
+    asking = replace(endpoint, tools=probe_tools(options, False))
+    facts: dict[str, Fact] = {"decoy": DECOY_FILE, "input_key": INPUT_KEY}
+    step = Step("probe", "get_repo_status", (_names(markers.server_name),), plan, facts, asking)
     return ByHandPlan("mrtr-provenance", endpoint, (step,))
 
 
-PLANS: dict[str, Callable[[], ByHandPlan]] = {"elicitation-ui": elicitation_ui, "mrtr-provenance": mrtr_provenance}
+PLANS: dict[str, Callable[[Era], ByHandPlan]] = {
+    "elicitation-ui": elicitation_ui,
+    "mrtr-provenance": mrtr_provenance,
+}
 
 
-def plan_for(scenario: str) -> ByHandPlan:
+def plan_for(scenario: str, era: Era | None = None) -> ByHandPlan:
     """The scenario's by-hand plan, or NotByHand saying why not."""
     make = PLANS.get(scenario)
     if make is None:
@@ -87,4 +116,4 @@ def plan_for(scenario: str) -> ByHandPlan:
             f"scenario {scenario!r} cannot be run by hand: its runs need a command backchannel starts itself"
             f" (give it --client or --target); by hand: {', '.join(sorted(PLANS))}"
         )
-    return make()
+    return make(era or Era())

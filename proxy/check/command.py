@@ -109,16 +109,16 @@ def _ask_on_stderr(prompt: str) -> str:
     return input()
 
 
-def _by_hand(scenario: str, out: Path | None, config_dir: Path | None, port: int, timeout: float) -> Path:
+def _by_hand(scenario: str, out: Path | None, config_dir: Path | None, port: int, timeout: float, era: str) -> Path:
     """The guided by-hand session (proxy/byhand/), its recording judged like any other."""
     from backchannel.proxy.byhand.guide import GuideOptions, run_guide
-    from backchannel.proxy.byhand.plans import plan_for
+    from backchannel.proxy.byhand.plans import Era, plan_for
 
     out = out or Path(time.strftime("backchannel-by-hand-%Y%m%d-%H%M%S.sqlite"))
     folder = config_dir or out.with_name(out.stem + "-configs")
     try:
         get_scenario(scenario)
-        plan = plan_for(scenario)
+        plan = plan_for(scenario, Era(era, answer_timeout_s=timeout))
         options = GuideOptions(out=out, config_dir=folder, port=port, timeout=timeout)
         path = run_guide(plan, options, err_console, ask=_ask_on_stderr)
         keep_report(path)
@@ -181,7 +181,8 @@ def check(
             "--by-hand",
             help="Check a host a person drives (an IDE or desktop app): the scenario as a lab on one stable URL on"
             " 127.0.0.1, paste-ready configurations, and a guided session whose answers are kept as attested evidence"
-            " (scenarios: elicitation-ui, mrtr-provenance). --timeout is each step's wait for the host's call.",
+            " (scenarios: elicitation-ui, mrtr-provenance). --timeout is each step's wait for the host's call (and a"
+            " 2025 host's answer); --era pins the era the lab speaks.",
         ),
     ] = False,
     port: Annotated[
@@ -219,7 +220,7 @@ def check(
             raise fail(
                 "--by-hand checks a host a person drives: give no --client, --target, --server, --agent or --replay"
             )
-        path = _by_hand(scenario or CLIENT_DEFAULT, out, config_dir, port, timeout)
+        path = _by_hand(scenario or CLIENT_DEFAULT, out, config_dir, port, timeout, era)
         report = judge(load(path))
         err_console.print(f"recording: {path}  (re-judge with: backchannel judge {path})", style="dim", markup=False)
         render_and_exit(report, fmt)

@@ -10,19 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from backchannel.oracle import harness
+from backchannel.oracle.by_hand import BY_HAND_FACT, by_hand_runs
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.recordings.model import Attestation, Recording
 
-BY_HAND_FACT = "by_hand"  # the run fact the by-hand lab (proxy/byhand/lab.py) sets on every run it makes
+__all__ = ["BY_HAND_FACT", "NAMES_SERVER", "NOTHING_OPENED", "URL_SHOWN", "judge_answers"]
 # the ids the by-hand lab asks its questions under (proxy/byhand/questions.py) and the checks read them by
 NAMES_SERVER = "names-requesting-server"
 URL_SHOWN = "url-shown-before-consent"
 NOTHING_OPENED = "nothing-opened-before-consent"
 SAID = {"y": "yes", "n": "no", "?": "not sure"}
-
-
-def by_hand_runs(rec: Recording, names: tuple[str, ...]) -> list[str]:
-    return [r.id for r in rec.runs if r.name in names and r.detail.facts.get(BY_HAND_FACT) is True]
 
 
 def _evidence(answer: Attestation) -> Evidence:
@@ -37,7 +34,7 @@ def judge_answers(rec: Recording, question_id: str, *, breaks: str, runs: tuple[
     if broken is not None:  # a harness that did not see its runs is ERROR, never a quiet "nobody was asked"
         yield broken
         return
-    found = by_hand_runs(rec, runs)
+    found = [run.id for run in by_hand_runs(rec, runs)]
     if not found:
         yield Finding.skipped("not-by-hand", "no person was asked: not a recording of check --by-hand")
         return

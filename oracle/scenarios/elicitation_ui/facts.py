@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from backchannel.oracle import harness
+from backchannel.oracle.by_hand import is_by_hand, unseen_by_lab
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.session.facts import session_of
 from backchannel.oracle.terminal import (
@@ -151,12 +152,14 @@ def _server_request(
 
 
 def judged_runs(rec: Recording) -> list[Run] | Finding:
-    """The client runs to judge, or the ERROR that says why none can be: a harness that did not see them (its own
-    finding, never a SKIP), or no client run at all."""
+    """The client runs to judge, or the ERROR or SKIP that says why none can be: a harness that did not see them (its
+    own finding, never a SKIP), no client run at all, or runs a person drove (SKIP by-hand: the lab saw no screen)."""
     problem = harness.first_problem(rec)
     if problem is not None:
         return problem
     runs = client_runs(rec)
+    if runs and all(is_by_hand(run) for run in runs):  # nothing the host showed or opened was recorded
+        return unseen_by_lab(rec, runs[-1]) or Finding.errored("incomplete-recording", "no client run")
     return runs or Finding.errored("incomplete-recording", "the recording has no client run")
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from backchannel.oracle import harness
+from backchannel.oracle.by_hand import unseen_by_lab
 from backchannel.oracle.detectors.attribution import Occurrence, judge_occurrence
 from backchannel.oracle.detectors.carriers import Carrier, carriers, lab_files
 from backchannel.oracle.detectors.markers import WITNESS_FILE, Markers, occurrences, read_marker
@@ -134,6 +135,9 @@ def gate(rec: Recording) -> Finding | None:
     broken = harness.first_problem(rec)
     if broken is not None:
         return broken
+    driven = unseen_by_lab(rec)  # a host a person drove: no terminal or files to read its attribution from
+    if driven is not None:
+        return driven
     if Discovery.stored_in(rec.meta):
         discovery = Discovery.read(rec.meta)
         if discovery is None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from backchannel.oracle.scenarios.elicitation_ui.attested import NAMES_SERVER
-from backchannel.proxy.byhand.guide import InputEnded, ask_question
+from backchannel.proxy.byhand.guide import SCREENSHOT_KEPT, InputEnded, ask_question
 from backchannel.proxy.byhand.questions import PROMPT, Question
 
 QUESTION = Question(NAMES_SERVER, "Did the app name the server `lab` when it asked?")
@@ -58,8 +58,10 @@ def test_a_bad_screenshot_is_refused_with_why_and_a_good_one_given_next_is_kept(
     image.write_bytes(b"\x89PNG\r\n\x1a\n")
     person = Person("n", str(text), str(image))
     assert ask_question(QUESTION, person.ask, person.say) == ("n", (b"\x89PNG\r\n\x1a\n", "image/png"))
-    [refused] = person.told
+    refused, kept = person.told
     assert refused.startswith("Not kept: ") and "not a PNG or JPEG" in refused
+    assert kept == SCREENSHOT_KEPT  # a kept image is shared as it is: the person is told so when they give it
+    assert "redaction cannot read an image" in kept and "--no-screenshots" in kept
 
 
 def test_the_end_of_input_stops_the_asking_instead_of_guessing_an_answer() -> None:

@@ -59,10 +59,11 @@ class Guided:
     """`check --by-hand` under a pseudo-terminal: its stderr (the prompts) on the terminal, stdout (the report) in a
     file; `expect` reads (bounded) until a pattern shows past what earlier expects consumed, `type` types a line."""
 
-    def __init__(self, tmp: Path, port: int, *, timeout: float = WAIT) -> None:
+    def __init__(self, tmp: Path, port: int, *options: str, timeout: float = WAIT) -> None:
         self.report = tmp / "report.json"
         self.recording = tmp / "r.sqlite"
-        argv = [str(BACKCHANNEL), "check", "--by-hand", "--scenario", "elicitation-ui", "--port", str(port)]
+        options = options or ("--scenario", "elicitation-ui")
+        argv = [str(BACKCHANNEL), "check", "--by-hand", *options, "--port", str(port)]
         argv += ["--timeout", f"{timeout:g}", "--out", str(self.recording), "--format", "json"]
         env = {**os.environ, "BH_REPORT": str(self.report), "NO_COLOR": "1", "TERM": "xterm"}
         # sh replaces itself with backchannel (exec), so the pid is backchannel's own; stdout goes to the file
@@ -216,8 +217,11 @@ def test_a_host_that_names_the_server_and_a_person_who_says_so_pass_attested(car
         assert careful_yes.result(other)["status"] == "PASS"
         assert careful_yes.result(other)["attested"] is True
     # the wire's own checks judge the same run and say nothing of a person
-    assert careful_yes.result("elicitation-url-not-opened-without-consent")["status"] == "PASS"
-    assert "attested" not in careful_yes.result("elicitation-url-not-opened-without-consent")
+    wire = careful_yes.result("session-client-request-state-echoed")
+    assert wire["status"] == "PASS" and "attested" not in wire
+    # what only the lab could see (the host's screen, its browser) is not judged from an empty recording
+    unseen = careful_yes.result("elicitation-url-not-opened-without-consent")
+    assert (unseen["status"], unseen["reason"]) == ("SKIP", "by-hand") and "attested" not in unseen
     assert careful_yes.code == careful_yes.report["exit_code"] == 0
 
 
@@ -312,3 +316,61 @@ def test_a_scenario_that_cannot_be_run_by_hand_exits_2_naming_those_that_can(
     assert "elicitation-ui" in done.stderr and "mrtr-provenance" in done.stderr
     assert done.stdout == ""
     assert not (tmp_path / "r.sqlite").exists()
+
+
+def probe_host(port: int, *build: str) -> str:
+    """The toy agent as a host asked to call get_repo_status once; what it showed its user."""
+    host = subprocess.run(
+        [str(TOY_AGENT), *build, "mcp", "call", f"http://127.0.0.1:{port}/mcp", "get_repo_status"],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
+    return host.stdout + host.stderr
+
+
+@pytest.mark.parametrize(
+    ("era", "build", "named"),
+    [("auto", ("--fix", "provenance"), True), ("2025-11-25", (), False)],
+    ids=["2026-07-28-host-that-names-the-server", "2025-11-25-host-that-does-not"],
+)
+def test_the_default_scenario_by_hand_asks_for_get_repo_status_and_judges_the_persons_word_in_either_era(
+    tmp_path: Path, era: str, build: tuple[str, ...], named: bool
+) -> None:
+    port = free_port()
+    session = Guided(tmp_path, port, "--era", era)  # no --scenario: check's default, mrtr-provenance
+    try:
+        session.expect(r"backchannel by hand: mrtr-provenance, recording to ")
+        session.expect(r"Step 1 of 1: ask the assistant to call the tool `get_repo_status`\.")
+        session.expect(r"Waiting up to \d+ s for the call\.\.\.")
+        host = probe_host(port, *build)
+        session.expect(r"Seen: the host called `get_repo_status`\.")
+        asked = session.expect(r"Did the app name the server `(backchannel-probe-[0-9a-f]+)` when it asked\? ")
+        server = asked.group(1)
+        shown = [line for line in host.splitlines() if "BCKCH-BODY-" in line]
+        assert shown, host  # the host showed the probe's request to its user, in this era too
+        said = f'from MCP server "{server}"' in host
+        assert said is named, host
+        session.type("y" if said else "n")  # the person answers from what the host showed
+        session.expect(SCREENSHOT)
+        session.type("")
+        code, report = session.finish()
+    finally:
+        session.close()
+    outcome = Outcome(session.text, host, code, report, session.recording)
+    names = outcome.result("by-hand-names-requesting-server")
+    assert (names["status"], names["attested"]) == ("PASS" if named else "FAIL", True), names
+    assert names["message"].endswith(f"Did the app name the server `{server}` when it asked?")
+    # the probe's own checks read a terminal the lab never had: SKIP by-hand, never an ERROR or a verdict
+    for unseen in ("mrtr-provenance-input-requests", "elicitation-names-requesting-server"):
+        assert (outcome.result(unseen)["status"], outcome.result(unseen)["reason"]) == ("SKIP", "by-hand")
+    rec = load(session.recording)
+    [run] = rec.runs
+    sent = [m.method for m in rec.messages_in(run.id) if m.direction == "to-client" and m.kind == "request"]
+    if era == "2025-11-25":  # the request reached a 2025 host as a server-initiated one, on the call's stream
+        assert "elicitation/create" in sent
+    else:
+        assert "elicitation/create" not in sent
+    assert code == report["exit_code"] == (0 if named else 1)

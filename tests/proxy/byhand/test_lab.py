@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from backchannel.proxy.byhand.lab import ByHandLab, Seen, seen_summary
-from backchannel.proxy.byhand.plans import ByHandPlan, Step, elicitation_ui
+from backchannel.proxy.byhand.plans import ByHandPlan, Era, Step, elicitation_ui
 from backchannel.recordings import load
 
 pytestmark = pytest.mark.live
@@ -19,7 +19,7 @@ WAIT_S = 10.0  # every wait in these tests is bounded by this
 
 
 def _two_steps() -> ByHandPlan:
-    endpoint = elicitation_ui().endpoint
+    endpoint = elicitation_ui(Era()).endpoint
     return ByHandPlan("elicitation-ui", endpoint, (Step("first", "a_tool", ()), Step("second", "b_tool", ())))
 
 
@@ -73,3 +73,31 @@ def test_an_answer_is_kept_as_a_persons_attestation_of_the_current_run(tmp_path:
 def test_seen_summary_names_the_last_methods_the_host_sent() -> None:
     methods = tuple(f"m{i}" for i in range(10))
     assert seen_summary(Seen(False, methods), limit=3) == "m7, m8, m9"
+
+
+def test_a_2025_host_keeps_its_session_across_steps_and_each_call_lands_in_the_run_current_when_it_came(
+    tmp_path: Path,
+) -> None:
+    """A legacy host initializes once (step 1) and sends its Mcp-Session-Id with every later request; the lab's
+    endpoint serves every run, so the session is still known after `advance`: the host never has to reconnect."""
+    plan = _two_steps()
+    legacy = {"MCP-Protocol-Version": "2025-06-18", "Accept": "application/json, text/event-stream"}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "host", "version": "1"}}
+    with ByHandLab(plan, tmp_path / "rec.sqlite") as lab:
+        first = lab.run
+        assert first is not None
+        made = httpx.post(lab.url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+                          headers=legacy, timeout=WAIT_S)  # fmt: skip
+        session = made.headers.get("mcp-session-id")
+        assert made.status_code == 200 and session
+        headers = {**legacy, "Mcp-Session-Id": session}
+        httpx.post(lab.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers,
+                   timeout=WAIT_S)  # fmt: skip
+        second = lab.advance(plan.steps[1])
+        listed = httpx.post(lab.url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=headers,
+                            timeout=WAIT_S)  # fmt: skip
+        assert listed.status_code == 200, listed.text
+        assert "connect_account" in listed.text  # the scenario's tools, in the same session
+    rec = load(tmp_path / "rec.sqlite")
+    sent = {run.id: [m.method for m in rec.messages_in(run.id) if m.direction == "to-server"] for run in rec.runs}
+    assert sent == {first.id: ["initialize", "notifications/initialized"], second.id: ["tools/list"]}

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from backchannel.oracle.detectors.markers import DECOY_FILE
 from backchannel.oracle.scenarios.elicitation_ui import payloads
 from backchannel.oracle.scenarios.elicitation_ui.attested import NAMES_SERVER, NOTHING_OPENED, URL_SHOWN
-from backchannel.proxy.byhand.plans import PLANS, NotByHand, elicitation_ui, mrtr_provenance, plan_for
+from backchannel.proxy.byhand.plans import PLANS, Era, NotByHand, elicitation_ui, mrtr_provenance, plan_for
+from backchannel.proxy.scenarios.mrtr_provenance.runner import INPUT_KEY
 from backchannel.proxy.scenarios.registry import all_scenarios
 from backchannel.recordings.errors import UserError
 
@@ -29,7 +31,7 @@ def test_a_scenario_that_needs_a_command_is_refused_with_the_ones_that_can_run_b
 
 
 def test_elicitation_ui_asks_for_the_url_tool_then_asks_about_the_server_the_url_and_what_opened() -> None:
-    plan = elicitation_ui()
+    plan = elicitation_ui(Era())
     [step] = plan.steps
     assert step.run == "contract" and step.tool == payloads.URL_TOOL
     assert [q.id for q in step.questions] == [NAMES_SERVER, URL_SHOWN, NOTHING_OPENED]
@@ -40,14 +42,26 @@ def test_elicitation_ui_asks_for_the_url_tool_then_asks_about_the_server_the_url
 
 
 def test_mrtr_provenance_asks_for_get_repo_status_and_whether_its_own_server_name_was_shown() -> None:
-    plan = mrtr_provenance()
+    plan = mrtr_provenance(Era())
     [step] = plan.steps
     assert step.run == "probe" and step.tool == "get_repo_status"
     [question] = step.questions
     assert question.id == NAMES_SERVER and f"`{plan.server_name}`" in question.text
     assert step.plan  # the probe's injected input request, as a check --client run sends it
+    # and a 2025 host gets the same request as a server-initiated one, from an endpoint of the step's own
+    assert step.upstream is not None and step.upstream.server_name == plan.server_name
+    assert step.upstream.nonce == plan.endpoint.nonce
+    assert step.facts == {"decoy": DECOY_FILE, "input_key": INPUT_KEY}
+
+
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_the_era_and_the_persons_answer_wait_reach_every_endpoint_of_the_plan(name: str) -> None:
+    plan = plan_for(name, Era("2025-11-25", answer_timeout_s=123.0))
+    endpoints = [plan.endpoint, *(step.upstream for step in plan.steps if step.upstream is not None)]
+    assert [(e.era, e.answer_timeout_s) for e in endpoints] == [("2025-11-25", 123.0)] * len(endpoints)
+    assert (plan_for(name).endpoint.era, plan_for(name).endpoint.answer_timeout_s) == ("auto", Era().answer_timeout_s)
 
 
 def test_each_lab_gets_its_own_nonce_so_two_sessions_never_share_a_marker() -> None:
-    assert elicitation_ui().endpoint.nonce != elicitation_ui().endpoint.nonce
-    assert mrtr_provenance().server_name != mrtr_provenance().server_name
+    assert elicitation_ui(Era()).endpoint.nonce != elicitation_ui(Era()).endpoint.nonce
+    assert mrtr_provenance(Era()).server_name != mrtr_provenance(Era()).server_name

@@ -12,7 +12,7 @@ from backchannel.oracle.scenarios.elicitation_ui.checks import (
     by_hand_nothing_opened_before_consent,
     by_hand_url_shown_before_consent,
 )
-from backchannel.proxy.byhand.plans import elicitation_ui, mrtr_provenance
+from backchannel.proxy.byhand.plans import Era, elicitation_ui, mrtr_provenance
 from backchannel.proxy.byhand.questions import (
     MAX_SCREENSHOT,
     ScreenshotError,
@@ -38,13 +38,13 @@ def test_anything_else_is_no_answer_so_it_is_asked_again(typed: str) -> None:
 
 
 def test_the_question_ids_are_those_the_oracles_by_hand_checks_read() -> None:
-    [ui] = elicitation_ui().steps
+    [ui] = elicitation_ui(Era()).steps
     assert [q.id for q in ui.questions] == [
         by_hand_names_requesting_server.QUESTION,
         by_hand_url_shown_before_consent.QUESTION,
         by_hand_nothing_opened_before_consent.QUESTION,
     ]
-    [probe] = mrtr_provenance().steps
+    [probe] = mrtr_provenance(Era()).steps
     assert [q.id for q in probe.questions] == [by_hand_names_requesting_server.QUESTION]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from backchannel.oracle.by_hand import unseen_by_lab
 from backchannel.oracle.harness import first_problem
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
@@ -85,7 +86,8 @@ def judge(rec: Recording) -> Iterator[Finding]:
     and no class reached the terminal raw: printed in caret notation (`^[`, `M-^[`), as
     `\\x1b`/`\\e`/`\\u001b`/`\\x9b`/`\\u009b`/`\\u202e`/`\\u2066`, `<ESC>`, `<U+202D>`, U+241B or stripped all
     count as neutralised. SKIP `escape-text-not-shown` when the marker never reached the terminal, `tool-not-called`
-    when no client run called either tool; ERROR when the harness did not see every run. A client's own escape codes
+    when no client run called either tool, `by-hand` for a host a person drove (its terminal is not recorded); ERROR
+    when the harness did not see every run. A client's own escape codes
     (colours, spinners, line erasures, an isolate around text of its own) never count: they carry no nonce, and a
     lone pop (PDF, PDI) closes nothing. Signals: `escape-cursor-erase`, `escape-osc8-mismatch`,
     `escape-osc52-clipboard`, `escape-window-title`, `escape-bidi-override`, `escape-bidi-embedding`,
@@ -93,6 +95,10 @@ def judge(rec: Recording) -> Iterator[Finding]:
     problem = first_problem(rec)
     if problem is not None:
         yield problem  # the harness's own ERROR: a run it did not see is never judged
+        return
+    driven = unseen_by_lab(rec)  # a host a person drove: its terminal is not recorded
+    if driven is not None:
+        yield driven
         return
     nonce = rec.info.nonce
     if not nonce:

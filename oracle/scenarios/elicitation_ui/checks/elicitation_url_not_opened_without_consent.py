@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from backchannel.oracle.by_hand import REASON as BY_HAND
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
 from backchannel.oracle.terminal import screens_in
@@ -47,7 +48,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
     for tool in (URL_TOOL, PUNYCODE_TOOL):
         found = exercised(rec, tool)
         if isinstance(found, Finding):
-            if found.status == "ERROR":
+            if found.status == "ERROR" or found.reason == BY_HAND:  # by hand: the host's browser is not the lab's
                 yield found
                 return
             continue
