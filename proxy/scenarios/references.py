@@ -30,7 +30,8 @@ class Reference:
 
     A server reference (`server=True`) invokes the server under test (it prints READY <url>); an invocation of []
     means the scenario's own bundled server (no --server). An agent reference (`agent`, see `coding_agent`) runs
-    that coding agent's recipe, as `check --agent` does; its invocation only says whether the agent is installed."""
+    that coding agent's recipe, as `check --agent` does; its invocation only says whether the agent is installed. A
+    by-hand reference (`by_hand`, the answers) is a `check --by-hand` session with the host and the person scripted."""
 
     name: str
     argv: Invocation
@@ -42,6 +43,9 @@ class Reference:
     tty: TtyOptions | None = None  # run the client under a terminal (check --tty), answered as it says
     era: str = "auto"  # check --era: the protocol era backchannel's endpoint speaks
     agent: str | None = None  # check --agent: a shipped coding agent's recipe is the client (argv: installed or not)
+    # check --by-hand played by a script (proxy/byhand/scripted.py): argv is the host, run once per step with {url},
+    # `stdin` what its user types, and these the person's answers (y, n or ?) to the plan's questions, in order
+    by_hand: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

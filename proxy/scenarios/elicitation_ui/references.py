@@ -31,6 +31,15 @@ UI_DECLINING = (r"browser\? \[y\].*: =>n\n", *UI_ANSWERS[1:])  # open-declined s
 CLAUDE_CODE_ANSWERS = (r"Open in browser=>\n", r"❯ I'm done, continue=>\n", r"Space to toggle=> \e[B\n")
 
 
+# check --by-hand: a host build and what a person watching it answers (named? URL before agreeing? opened before?)
+BY_HAND_HOSTS = (
+    ("", ("y", "y", "n")),
+    ("no-server-name", ("n", "y", "n")),
+    ("show-url-after-consent", ("y", "n", "n")),
+    ("open-at-once", ("y", "y", "y")),
+)
+
+
 def ui(*flaws: str) -> Invocation:
     return lambda _root: [sys.executable, "-m", TOY, *flaws, "ui", "{url}"]
 
@@ -109,5 +118,20 @@ REFERENCES = (
             era=era,
         )
         for era in ("2025-11-25", "2025-06-18")
+    ),
+    # check --by-hand, scripted: the toy agent's terminal client as the host its user declines the URL in ("n"), and
+    # the person's answers, in question order (named the server? full URL before agreeing? anything opened before?),
+    # each what that build showed: the careful host, and one build that breaks each question
+    *(
+        Reference(
+            f"by-hand-toy{'-' + flaw if flaw else ''}",
+            ui(*(("--ui-flaw", flaw) if flaw else ())),
+            False,
+            f"check --by-hand, scripted: the toy agent's terminal client{' with --ui-flaw ' + flaw if flaw else ''}"
+            f" as the host, the person answering {', '.join(answers)}",
+            stdin=b"n\n",
+            by_hand=answers,
+        )
+        for flaw, answers in BY_HAND_HOSTS
     ),
 )

@@ -84,4 +84,20 @@ REFERENCES = (
     Reference("ts-sdk-stdio", ts_sdk_stdio, False, "the TypeScript SDK v2 driver as a stdio client, --mode auto"),
     # the shipped coding agents (check --agent), each against the lab's scripted model
     *coding_agents(),
+    # check --by-hand, scripted: the toy agent as the host, asked to call get_repo_status; the person answers whether
+    # it named the server when it showed the probe's request (the fenced build does; the flawed one does not)
+    Reference(
+        "by-hand-toy-fix-provenance",
+        toy("--fix", "provenance", "mcp", "call", "{url}", "get_repo_status"),
+        False,
+        "check --by-hand, scripted: the toy agent with --fix provenance as the host, the person answering y",
+        by_hand=("y",),
+    ),
+    Reference(
+        "by-hand-toy-flawed",
+        toy("mcp", "call", "{url}", "get_repo_status"),
+        False,
+        "check --by-hand, scripted: the toy agent as shipped as the host, the person answering n",
+        by_hand=("n",),
+    ),
 )

@@ -30,7 +30,7 @@ def _toy_references() -> dict[tuple[str, ...], str]:
     for declared in all_references():
         ref = declared.reference
         argv = ref.argv(ROOT)
-        answered = ref.stdin is not None or ref.tty is not None
+        answered = ref.stdin is not None or ref.tty is not None or ref.by_hand is not None
         if declared.scenario == "mrtr-provenance" and argv and argv[:3] == TOY and argv[3:] and not answered:
             found[tuple(argv[3:])] = ref.name
     return found
