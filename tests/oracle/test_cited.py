@@ -74,7 +74,10 @@ def test_a_persons_answer_is_found_by_its_number_with_its_screenshot_and_a_missi
     path = new_recording(
         tmp_path / "a.sqlite",
         runs=[{"id": "a"}],
-        attestations=[{**row, "answer": "n", "screenshot": png, "screenshot_type": "image/png"}, {**row, "answer": "?"}],
+        attestations=[
+            {**row, "answer": "n", "screenshot": png, "screenshot_type": "image/png"},
+            {**row, "answer": "?"},
+        ],
     )
     cited = Cited(load(path))
     first, second = cited.rec.attestations

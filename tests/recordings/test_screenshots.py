@@ -23,7 +23,9 @@ def test_an_answer_without_a_screenshot_has_none():
     assert screenshot_of(_answer(None, None)) is None
 
 
-@pytest.mark.parametrize(("shot", "kind", "name"), [(PNG, "image/png", "answer-7.png"), (JPEG, "image/jpeg", "answer-7.jpg")])
+@pytest.mark.parametrize(
+    ("shot", "kind", "name"), [(PNG, "image/png", "answer-7.png"), (JPEG, "image/jpeg", "answer-7.jpg")]
+)
 def test_an_image_whose_bytes_match_its_type_is_named_from_the_answers_number(shot, kind, name):
     assert screenshot_of(_answer(shot, kind)) == Screenshot(7, shot, name, None)
 
