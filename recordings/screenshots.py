@@ -47,3 +47,10 @@ def screenshot_of(answer: Attestation) -> Screenshot | None:
     if sniffed_type(data) != declared:
         return Screenshot(answer.seq, data, None, f"its bytes are not {SAID_TYPE[declared]}")
     return Screenshot(answer.seq, data, f"answer-{answer.seq}.{SUFFIX[declared]}", None)
+
+
+def is_image(shot: Screenshot) -> bool:
+    """True when `shot` has a file name whose suffix is the type its bytes themselves say: asked again where the
+    file is made, since a name alone proves nothing about the bytes."""
+    kind = sniffed_type(shot.data)
+    return kind is not None and shot.file_name is not None and shot.file_name.endswith(f".{SUFFIX[kind]}")

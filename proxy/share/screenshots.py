@@ -14,23 +14,17 @@ from pathlib import Path
 from typing import BinaryIO
 
 from backchannel.recordings.model import Recording
-from backchannel.recordings.screenshots import SUFFIX, Screenshot, sniffed_type
+from backchannel.recordings.screenshots import Screenshot, is_image
 
 from .files import ShareError, publish
 
 SCREENSHOTS = "screenshots"  # the bug-report folder's subfolder: REPORT.md links `screenshots/answer-<seq>.png`
 
 
-def _is_image(shot: Screenshot) -> bool:
-    """True when the file name's suffix is the type the bytes themselves say (a name alone proves nothing)."""
-    kind = sniffed_type(shot.data)
-    return kind is not None and shot.file_name is not None and shot.file_name.endswith(f".{SUFFIX[kind]}")
-
-
 def write_screenshots(folder: Path, shots: Iterable[Screenshot]) -> list[Path]:
     """Write each screenshot that is an image into `folder/screenshots/` under its own name (each once); the files
     written, in name order. Nothing is made when there is none."""
-    ready = {shot.file_name: shot for shot in shots if shot.file_name is not None and _is_image(shot)}
+    ready = {shot.file_name: shot for shot in shots if shot.file_name is not None and is_image(shot)}
     if not ready:
         return []
     target = folder / SCREENSHOTS

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from backchannel.recordings.model import Attestation
-from backchannel.recordings.screenshots import MAX_SCREENSHOT, Screenshot, screenshot_of, sniffed_type
+from backchannel.recordings.screenshots import MAX_SCREENSHOT, Screenshot, is_image, screenshot_of, sniffed_type
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"png-payload"
 JPEG = b"\xff\xd8\xff\xe0" + b"jpeg-payload"
@@ -47,3 +47,10 @@ def test_a_screenshot_that_is_not_the_image_its_row_says_is_refused_with_why(sho
 
 def test_the_type_is_read_from_the_first_bytes():
     assert [sniffed_type(data) for data in (PNG, JPEG, HTML, b"")] == ["image/png", "image/jpeg", None, None]
+
+
+def test_a_file_name_is_an_image_only_when_the_bytes_say_the_type_its_suffix_names():
+    assert is_image(Screenshot(1, PNG, "answer-1.png", None)) and is_image(Screenshot(1, JPEG, "answer-1.jpg", None))
+    assert not is_image(Screenshot(1, HTML, "answer-1.png", None))
+    assert not is_image(Screenshot(1, PNG, "answer-1.jpg", None))
+    assert not is_image(Screenshot(1, PNG, None, "refused"))
