@@ -3,7 +3,8 @@
 Each kind is found the way a reader would look it up: a message, exchange, SSE item, anomaly or screen by its
 sequence number, a run by its id, terminal bytes by run and stream (as the oracle reads them: a tty stream as plain
 text, so the cited offsets are true), a lab file by path and run, a model request by its sequence number and the
-text of one of its segments by the JSON path the evidence names (read as the oracle reads it, so offsets are true).
+text of one of its segments by the JSON path the evidence names (read as the oracle reads it, so offsets are true),
+a person's answer (`check --by-hand`) by its sequence number.
 How much of it to show, and how, is the caller's.
 """
 
@@ -14,6 +15,7 @@ from functools import cached_property
 
 from backchannel.recordings.model import (
     Anomaly,
+    Attestation,
     Exchange,
     LabFile,
     Message,
@@ -58,6 +60,10 @@ class Cited:
     def _model(self) -> Mapping[int, ModelExchange]:
         return {x.seq: x for x in self.rec.model_exchanges}
 
+    @cached_property
+    def _attestations(self) -> Mapping[int, Attestation]:
+        return {a.seq: a for a in self.rec.attestations}
+
     def model(self, seq: int | None) -> ModelExchange | None:
         return None if seq is None else self._model.get(seq)
 
@@ -84,6 +90,9 @@ class Cited:
 
     def screen(self, seq: int | None) -> ScreenSnapshot | None:
         return None if seq is None else self._screens.get(seq)
+
+    def attestation(self, seq: int | None) -> Attestation | None:
+        return None if seq is None else self._attestations.get(seq)
 
     def run(self, run_id: str | None) -> Run | None:
         return next((r for r in self.rec.runs if r.id == run_id), None)

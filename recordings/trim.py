@@ -6,6 +6,7 @@ changed with `trusted_schema` off, and only then moved to `dest`, which is never
 Every column of every table is redacted again, each by its declared rule (cell_rules.py: the writer's code), with
 the policy the caller hands over (the recording's own patterns and any `--redact`: see
 proxy/share/redaction.py); what was redacted comes back, and is kept in the copy's meta as `redactions:export`.
+Redaction cannot read an image, so a caller may leave a person's screenshots out altogether (`screenshots=False`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from .errors import RecordingError, RecordingFormatError
 from .guard import lenient_text
 from .meta import STORED_REPORT_KEY, STORED_REPORT_VERSION_KEY
 from .redactions import Redactions
-from .tables import TABLES
+from .tables import ATTESTATIONS, TABLES
 from .upgrading import _check_recording
 from .working_copy import working_copy
 
@@ -33,11 +34,14 @@ def trim_copy(
     dest: str | Path,
     run_ids: Collection[str] | None = None,
     policy: redact.Policy = redact.DEFAULT_POLICY,
+    *,
+    screenshots: bool = True,
 ) -> Redactions:
     """Write to `dest` (which must not exist) a copy of `source` holding only `run_ids`' rows (None: every row),
     redacted with `policy`; returns what was redacted (also kept in the copy's meta, `redactions:export`).
 
     With runs chosen, rows of no run and the stored report (which describes the whole recording) are left out.
+    Without `screenshots`, every answer's screenshot and its type are NULL in the copy.
     """
     target, out = Path(source), Path(dest)
     if out.exists() or out.is_symlink():
@@ -45,7 +49,7 @@ def trim_copy(
     untouched = "try again when it ends (nothing was written)"
     with working_copy(target, beside=out, suffix=".trimming", untouched=untouched) as copy:
         with redact.applying(redact.Redactor(policy)) as redactor:
-            _trim(copy, target, run_ids)
+            _trim(copy, target, run_ids, screenshots=screenshots)
         summary = redactor.summary("export")
         _note(copy, target, summary)
         try:
@@ -63,7 +67,7 @@ def _connect(copy: Path) -> sqlite3.Connection:
     return conn
 
 
-def _trim(copy: Path, target: Path, run_ids: Collection[str] | None) -> None:
+def _trim(copy: Path, target: Path, run_ids: Collection[str] | None, *, screenshots: bool) -> None:
     try:
         conn = _connect(copy)
         try:
@@ -79,10 +83,12 @@ def _trim(copy: Path, target: Path, run_ids: Collection[str] | None) -> None:
                                 f"DELETE FROM {table} WHERE {column} IS NULL OR {column} NOT IN ({marks})", wanted
                             )
                     conn.execute("DELETE FROM meta WHERE key IN (?, ?)", [STORED_REPORT_KEY, STORED_REPORT_VERSION_KEY])
+                if not screenshots and ATTESTATIONS.name in tables:  # before the VACUUM below, which drops the bytes
+                    conn.execute(f"UPDATE {ATTESTATIONS.name} SET screenshot = NULL, screenshot_type = NULL")
                 for table, rules in cell_rules.SHARED.items():  # every column of every table, as declared
                     if table in tables:
                         _redact_table(conn, table, rules)
-            conn.execute("VACUUM")  # deleted rows' bytes must not linger in free pages
+            conn.execute("VACUUM")  # deleted rows' and cleared screenshots' bytes must not linger in free pages
         finally:
             conn.close()
     except sqlite3.Error as exc:

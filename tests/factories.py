@@ -18,6 +18,7 @@ from backchannel.recordings.rows import (
     ModelExchangeRow,
     OpenRow,
     Row,
+    RunEnd,
     RunRow,
     ScreenRow,
     SseItemRow,
@@ -41,8 +42,15 @@ ROWS: dict[str, type[Row]] = {
 _REQUEST_SIDE = frozenset(f.name for f in fields(ExchangeRequest))
 
 
-def new_recording(path: Path, runs: list[dict[str, Any]] | None = None, **tables: list[dict[str, Any]]) -> Path:
-    """Create a finalised recording with the given rows (table name -> rows, each the typed row's fields)."""
+def new_recording(
+    path: Path,
+    runs: list[dict[str, Any]] | None = None,
+    *,
+    ended_at: float | None = None,
+    **tables: list[dict[str, Any]],
+) -> Path:
+    """Create a finalised recording with the given rows (table name -> rows, each the typed row's fields); with
+    `ended_at`, every run ended then (exit code 0), as a harness that saw it end writes it."""
     store.create(path, RecordingInfo(nonce="test-nonce", tool_version="test"))
     writer = store.RecordingWriter(path)
     for ordinal, run in enumerate(runs or [], start=1):
@@ -50,6 +58,9 @@ def new_recording(path: Path, runs: list[dict[str, Any]] | None = None, **tables
         if isinstance(fields_.get("detail"), dict):
             fields_["detail"] = RunDetail.from_json(fields_["detail"])
         writer.insert(RunRow(**fields_))
+        if ended_at is not None:
+            detail = fields_.get("detail", RunDetail())
+            writer.update_run(fields_["id"], RunEnd(ended_at=ended_at, exit_code=0, outcome="exited", detail=detail))
     for table, rows in tables.items():
         for row in rows:
             if table == "exchanges":  # an exchange's request side and a whole response, as one row
@@ -62,3 +73,35 @@ def new_recording(path: Path, runs: list[dict[str, Any]] | None = None, **tables
     writer.close()
     store.finalize(path)
     return path
+
+
+# screenshots a person may give with an answer (check --by-hand), each payload found nowhere else in a recording
+PNG_SHOT = b"\x89PNG\r\n\x1a\n" + b"png-payload-6b1f"
+JPEG_SHOT = b"\xff\xd8\xff\xe0" + b"jpeg-payload-9d2c"
+HOSTILE_SHOT = b"<html><script>alert('not a png')</script></html>"  # its row says image/png
+
+
+def answered_recording(path: Path) -> Path:
+    """A `check --by-hand` recording the by-hand checks judge: in run `contract` (id a) the person answered "no" with
+    a PNG (FAIL), "no" with bytes that only claim to be a PNG (FAIL) and "not sure" with a JPEG (WARN); in run
+    `probe` (id b), "no" with no screenshot (FAIL)."""
+    by_hand = {"scenario": "elicitation-ui", "detail": {"by_hand": True}}
+
+    def answer(
+        run: str, question: str, said: str, shot: bytes | None = None, kind: str | None = None
+    ) -> dict[str, Any]:
+        words = f"About {question}?"
+        row = {"run_id": run, "question_id": question, "question": words, "answer": said, "t": 1.0}
+        return {**row, "screenshot": shot, "screenshot_type": kind}
+
+    return new_recording(
+        path,
+        runs=[{"id": "a", "name": "contract", **by_hand}, {"id": "b", "name": "probe", **by_hand}],
+        ended_at=2.0,
+        attestations=[
+            answer("a", "names-requesting-server", "n", PNG_SHOT, "image/png"),
+            answer("a", "url-shown-before-consent", "n", HOSTILE_SHOT, "image/png"),
+            answer("a", "nothing-opened-before-consent", "?", JPEG_SHOT, "image/jpeg"),
+            answer("b", "names-requesting-server", "n"),
+        ],
+    )

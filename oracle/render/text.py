@@ -30,7 +30,8 @@ def _home_path(path: str) -> str:
 
 def evidence_line(ev: Evidence) -> str:
     """One evidence item in words: `message #12 (run abc)`, `stdout @ byte 340 (run abc)`, `file ~/.toy/marker.txt`,
-    `model request #7 @ byte 12, 22 bytes (run abc): user at $.messages[2].content: ...`."""
+    `model request #7 @ byte 12, 22 bytes (run abc): user at $.messages[2].content: ...`,
+    `answer #3 (run abc): person answered no to: ...`."""
     if ev.kind in ("message", "exchange", "sse", "anomaly"):
         label = "SSE event" if ev.kind == "sse" else ev.kind
         where = f"{label} #{ev.seq}" if ev.seq is not None else label
@@ -50,6 +51,8 @@ def evidence_line(ev: Evidence) -> str:
             where += f" at {ev.path}"
     elif ev.kind == "recording":
         where = "the recording file"
+    elif ev.kind == "attestation":  # a person's answer (check --by-hand); the note says what they were asked
+        where = f"answer #{ev.seq}" if ev.seq is not None else "answer"
     else:  # a whole run
         where = f"run {ev.run}" if ev.run is not None else "run"
     if ev.length is not None and ev.kind in ("terminal", "file", "model"):

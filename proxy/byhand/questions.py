@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from backchannel.recordings.screenshots import MAX_SCREENSHOT, sniffed_type
+
 ANSWERS = {"y": "y", "yes": "y", "n": "n", "no": "n", "?": "?", "not sure": "?", "unsure": "?"}
 PROMPT = "[y]es/[n]o/[?] not sure"
-MAX_SCREENSHOT = 2 * 1024 * 1024
-MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"))
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def read_screenshot(typed: str) -> tuple[bytes, str]:
         data = path.read_bytes()[: MAX_SCREENSHOT + 1]
     except OSError as exc:
         raise ScreenshotError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    for magic, kind in MAGIC:
-        if data.startswith(magic):
-            return data, kind
+    kind = sniffed_type(data)  # the same test a bug report and the matrix apply before showing it
+    if kind is not None:
+        return data, kind
     raise ScreenshotError(f"{path} is not a PNG or JPEG image (its first bytes say otherwise)")

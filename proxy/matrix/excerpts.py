@@ -1,7 +1,9 @@
 """What a piece of evidence points at, cut out of the recording: the wire message, the terminal bytes, the file.
 
 Every string leaves here neutralised (control, escape and bidi characters made visible); HTML escaping is the
-template's job. Excerpts are bounded, so a recording of any size makes pages of a readable size.
+template's job. Excerpts are bounded, so a recording of any size makes pages of a readable size. A person's answer
+(`check --by-hand`) is shown as what they were asked and said, with its screenshot checked (the site writes the
+image file beside the case page: render.py).
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from dataclasses import dataclass
 from backchannel.oracle.cited import Cited
 from backchannel.oracle.model import Evidence
 from backchannel.oracle.render.text import evidence_line
+from backchannel.oracle.scenarios.elicitation_ui.attested import SAID
 from backchannel.recordings import redact
-from backchannel.recordings.model import Anomaly, Exchange, Message, Recording, SseEvent
+from backchannel.recordings.model import Anomaly, Attestation, Exchange, Message, Recording, SseEvent
 from backchannel.recordings.safe_text import neutralise
+from backchannel.recordings.screenshots import Screenshot, screenshot_of
 
 WIRE_CHARS = 4000  # of one message or body
 CONTEXT_BYTES = 240  # shown either side of cited terminal or file bytes
@@ -23,16 +27,21 @@ CITED_BYTES = 2000  # of the cited bytes themselves
 
 @dataclass(frozen=True, slots=True)
 class Excerpt:
-    """One evidence item: its one-line description and the text around it; `cited` is the part it points at."""
+    """One evidence item: its one-line description and the text around it; `cited` is the part it points at. A
+    person's answer has `question`, `answer` and `who` instead, and maybe a `screenshot`."""
 
     label: str
     before: str = ""
     cited: str = ""
     after: str = ""
+    question: str = ""
+    answer: str = ""
+    who: str = ""
+    screenshot: Screenshot | None = None
 
     @property
     def empty(self) -> bool:
-        return not (self.before or self.cited or self.after)
+        return not (self.before or self.cited or self.after or self.question)
 
 
 def _bounded(text: str, limit: int = WIRE_CHARS) -> str:
@@ -70,6 +79,17 @@ def _sse(e: SseEvent) -> str:
 
 def _anomaly(a: Anomaly) -> str:
     return f"{a.kind}: {a.detail}"
+
+
+def _answered(label: str, answer: Attestation) -> Excerpt:
+    """The question as the person read it (redacted again: the site is published) and what they said."""
+    return Excerpt(
+        label,
+        question=neutralise(_bounded(redact.redact_text(answer.question, "matrix"))),
+        answer=SAID.get(answer.answer, neutralise(answer.answer)),
+        who=neutralise(answer.who),
+        screenshot=screenshot_of(answer),
+    )
 
 
 def _wire(seq: int | None, shown: str | None) -> str:
@@ -130,4 +150,7 @@ class Excerpter:
         if ev.kind == "model":  # the cited segment's text (offsets count its bytes); a request unread cites nothing
             text = self.cited.model_text(ev.seq, ev.path)
             return Excerpt(label) if text is None else self._bytes_excerpt(label, text.encode("utf-8"), ev)
+        if ev.kind == "attestation":
+            answer = self.cited.attestation(ev.seq)
+            return Excerpt(label) if answer is None else _answered(label, answer)
         return Excerpt(label)

@@ -1,7 +1,10 @@
 """The matrix as a static site: index.html, style.css and one page per case, from the package's Jinja2 templates.
 
 Autoescaping is on for every template, so nothing a recording holds becomes markup; the model has neutralised
-control and bidi characters already. Pages hold no clock and no absolute path: a rebuild is byte-identical.
+control and bidi characters already. Pages hold no clock and no absolute path: a rebuild is byte-identical. A
+person's screenshot is written as a file beside the case page that shows it (`cases/<recording>/answer-<seq>.png`,
+named from the answer's number only, under `cases/` so a rebuild clears it), never as a data: URI, and only when its
+bytes are the image its name says.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from backchannel.oracle import ORACLE_VERSION
+from backchannel.recordings.screenshots import is_image
 
-from .model import Matrix
+from .model import Case, Matrix
 
 # resolved: in the strict editable install the module is a link into the source tree, beside its templates
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -82,4 +86,17 @@ def write_site(matrix: Matrix, out: Path) -> list[Path]:
         html = env.get_template("case.html.j2").render(case=case, root="../" * depth, **common)
         page.write_text(html, encoding="utf-8")
         written.append(page)
+        _write_screenshots(case, page.parent)
     return written
+
+
+def _write_screenshots(case: Case, folder: Path) -> None:
+    """The images the case's answers carry, beside its page, where its <img src> names them (each file once: one
+    answer may be cited by several cases of its recording, with the same bytes)."""
+    for finding in case.findings:
+        for excerpt in finding.excerpts:
+            shot = excerpt.screenshot
+            if shot is not None and shot.file_name is not None and is_image(shot):
+                image = folder / shot.file_name
+                if not image.exists():
+                    image.write_bytes(shot.data)

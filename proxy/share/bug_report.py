@@ -2,9 +2,12 @@
 
 It holds the recording redacted (a `sqlite` export of every run), its HAR, and `REPORT.md`: the tool, client and
 server names and versions, the session rules the recording shows broken (FAIL and WARN) first, then each FAIL,
-CONFIRMED or ERROR result of its scenarios, each with its message and the wire and terminal lines its evidence
-cites, and the commands that reproduce it. Everything in REPORT.md is built from the redacted copy,
-so nothing the redaction removed can reach it. The lead registers `bug_report_command` in proxy/cli.py.
+CONFIRMED or ERROR result of its scenarios, and each WARN that rests on a person's "not sure" (what a maintainer
+should look at again), each with its message and the wire and terminal lines or answers its evidence cites, and
+the commands that reproduce it. Everything in REPORT.md is built from the redacted copy, so nothing the redaction
+removed can reach it. A person's screenshots (`check --by-hand`) are images redaction cannot read: they go into
+`screenshots/` and the copy as given, stderr says so, and `--no-screenshots` leaves them out of both.
+The lead registers `bug_report_command` in proxy/cli.py.
 """
 
 from __future__ import annotations
@@ -30,11 +33,18 @@ from backchannel.proxy.share.flows import client_flows
 from backchannel.proxy.share.har import har_text
 from backchannel.proxy.share.markdown import Markdown, render_template, text
 from backchannel.proxy.share.redaction import ExportPolicy, export_policy, summary_lines
+from backchannel.proxy.share.screenshots import (
+    SCREENSHOTS,
+    screenshot_lines,
+    screenshots_in,
+    write_screenshots,
+)
 from backchannel.proxy.share.versions import client_invocation, versions
 from backchannel.recordings import redact
 from backchannel.recordings.errors import RecordingError
 from backchannel.recordings.model import Recording
 from backchannel.recordings.safe_text import neutralise
+from backchannel.recordings.screenshots import Screenshot
 from backchannel.recordings.trim import trim_copy
 
 REPORT_NAME = "REPORT.md"
@@ -110,14 +120,25 @@ class Section:
     none: Markdown  # what the section says when it has no finding (backchannel's own words, not escaped)
 
 
+def _shown(result: Result) -> bool:
+    # a person who was not sure (an attested WARN) is exactly what a maintainer must look at again
+    return result.status in SHOWN or (result.attested and result.status == "WARN")
+
+
 def _sections(rec: Recording, report: Report) -> list[Section]:
     """The protocol's own rules the session broke first (they need no scenario to be read), then the rest."""
     rules = [_finding(rec, r) for r in report.results if r.scenario == SESSION and r.status in RULES_SHOWN]
-    found = [_finding(rec, r) for r in report.results if r.scenario != SESSION and r.status in SHOWN]
+    found = [_finding(rec, r) for r in report.results if r.scenario != SESSION and _shown(r)]
     return [
         Section("Protocol rules broken", rules, Markdown("The session kept every protocol rule it exercised.")),
-        Section("Findings", found, Markdown("Nothing else failed, was confirmed or errored.")),
+        Section("Findings", found, Markdown("Nothing else failed, was confirmed, errored or left a person unsure.")),
     ]
+
+
+def _screenshots(sections: Sequence[Section]) -> list[Screenshot]:
+    """The screenshots the findings' excerpts show, each once, in the order they appear."""
+    shots = (item.screenshot for s in sections for f in s.findings for item in f.excerpts if item.screenshot)
+    return list({shot.seq: shot for shot in shots}.values())
 
 
 def _statuses(report: Report) -> list[tuple[str, str, str | None]]:
@@ -132,8 +153,11 @@ def render_report(
     har_name: str,
     redacted: str,
     redaction_note: str = "",
+    sections: list[Section] | None = None,
 ) -> str:
-    """REPORT.md for `rec` (the redacted copy) judged to `report`."""
+    """REPORT.md for `rec` (the redacted copy) judged to `report` (`sections`: made from them, when made already)."""
+    if sections is None:
+        sections = _sections(rec, report)
     found = versions(rec)
     counts = report.counts()
     invocation = client_invocation(rec)
@@ -160,13 +184,15 @@ def render_report(
         counts=", ".join(f"{n} {status}" for status, n in counts.items() if n) or "no results",
         protocols=", ".join(found.protocol_versions) or "none seen",
         invocation=None if invocation is None else client_text(invocation),
-        sections=_sections(rec, report),
+        sections=sections,
         judge_command=judge_command,
         replay_command=replay_command,
         recording_name=recording_name,
         har_name=har_name,
         redacted=redacted,
         redaction_note=redaction_note,
+        screenshots=sum(1 for shot in _screenshots(sections) if shot.file_name is not None),
+        screenshots_folder=f"{SCREENSHOTS}/",
     )
 
 
@@ -179,25 +205,28 @@ def _make_folder(folder: Path) -> None:
         raise ShareError(f"cannot make {folder}: {exc.strerror or exc}") from exc
 
 
-def bug_report(file: Path, out: Path | None = None, patterns: Sequence[str] = ()) -> BugReport:
-    """Write the bug-report folder for `file` into `out` (default: beside it, `<name>-bug-report`)."""
+def bug_report(
+    file: Path, out: Path | None = None, patterns: Sequence[str] = (), *, screenshots: bool = True
+) -> BugReport:
+    """Write the bug-report folder for `file` into `out` (default: beside it, `<name>-bug-report`); without
+    `screenshots`, no screenshot reaches the folder, its REPORT.md or its copy of the recording."""
     original = load_recording(file)  # a readable recording, before anything is written
     folder = out if out is not None else default_folder(file)
     try:
         policy = export_policy(original.meta, patterns)
         with redact.applying(redact.Redactor(policy.redaction)):  # the report's flows, redacted again with it
-            return _write(file, original, folder, policy)
+            return _write(file, original, folder, policy, screenshots=screenshots)
     except ValueError as exc:  # a bad --redact pattern
         raise ShareError(str(exc)) from exc
 
 
-def _write(file: Path, original: Recording, folder: Path, policy: ExportPolicy) -> BugReport:
+def _write(file: Path, original: Recording, folder: Path, policy: ExportPolicy, *, screenshots: bool) -> BugReport:
     _make_folder(folder)
     stem = file.stem if file.suffix else file.name
     recording_path = folder / f"{stem}.sqlite"
     har_path = folder / f"{stem}.har"
     try:
-        summary = trim_copy(file, recording_path, policy=policy.redaction)
+        summary = trim_copy(file, recording_path, policy=policy.redaction, screenshots=screenshots)
     except RecordingError as exc:
         raise ShareError(str(exc)) from exc
     shared = load_recording(recording_path)
@@ -213,6 +242,7 @@ def _write(file: Path, original: Recording, folder: Path, policy: ExportPolicy) 
         )
     counts = {k: dict(v) for k, v in summary.counts.items()}
     lines = summary_lines(counts, policy)
+    sections = _sections(shared, report)
     markdown = render_report(
         shared,
         report,
@@ -220,10 +250,14 @@ def _write(file: Path, original: Recording, folder: Path, policy: ExportPolicy) 
         har_name=har_path.name,
         redacted=lines[0].removeprefix("redacted: "),
         redaction_note=note,
+        sections=sections,
     ).encode("utf-8")
+    write_screenshots(folder, _screenshots(sections))  # from the copy, as REPORT.md links them
     report_path = folder / REPORT_NAME
     publish(report_path, lambda handle: handle.write(markdown))
-    return BugReport(folder, report_path, recording_path, har_path, (*lines, f"wrote {folder}/"))
+    # the copy's count when kept (it is what is attached); the original's when left out (what is missing)
+    shots = screenshot_lines(screenshots_in(shared if screenshots else original), kept=screenshots)
+    return BugReport(folder, report_path, recording_path, har_path, (*lines, *shots, f"wrote {folder}/"))
 
 
 def bug_report_command(
@@ -236,10 +270,18 @@ def bug_report_command(
         list[str] | None,
         typer.Option("--redact", help="Also redact names matching this regular expression; repeatable."),
     ] = None,
+    no_screenshots: Annotated[
+        bool,
+        typer.Option(
+            "--no-screenshots",
+            help="Leave a person's screenshots out of REPORT.md, the folder and the recording copy "
+            "(redaction cannot read images).",
+        ),
+    ] = False,
 ) -> None:
-    """Write a folder to attach to a bug report: REPORT.md, the recording redacted, and its HAR."""
+    """Write a folder to attach to a bug report: REPORT.md, the recording redacted, its HAR, and any screenshots."""
     try:
-        done = bug_report(file, out, redact_names or ())
+        done = bug_report(file, out, redact_names or (), screenshots=not no_screenshots)
     except ShareError as exc:
         raise fail(str(exc)) from exc
     except OSError as exc:

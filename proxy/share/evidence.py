@@ -1,7 +1,9 @@
 """What a finding's evidence points at, cut short: the wire lines and terminal lines a bug report quotes.
 
 Each excerpt has a label naming the reference the way a reader looks it up (`message #14`, `exchange #7`,
-`stdout of run X, bytes 73 to 96`, `file P of run X`) and the raw text it shows; the report escapes and fences it.
+`stdout of run X, bytes 73 to 96`, `file P of run X`, `answer #3 of run X`) and the raw text it shows; the report
+escapes and fences it. A person's answer may carry a screenshot: the excerpt links it where the bug report writes
+it (proxy/share/screenshots.py), or says why it is not shown.
 """
 
 from __future__ import annotations
@@ -10,8 +12,11 @@ from dataclasses import dataclass
 
 from backchannel.oracle.cited import Cited
 from backchannel.oracle.model import Evidence
+from backchannel.oracle.scenarios.elicitation_ui.attested import SAID
 from backchannel.proxy.share.markdown import Markdown, code, text
-from backchannel.recordings.model import Recording
+from backchannel.proxy.share.screenshots import SCREENSHOTS
+from backchannel.recordings.model import Attestation, Recording
+from backchannel.recordings.screenshots import Screenshot, screenshot_of
 
 MAX_LINES = 12
 MAX_CHARS = 1200
@@ -23,6 +28,18 @@ class Excerpt:
     label: Markdown  # already escaped: names what is cited
     body: str | None  # raw text from the recording (neutralised and fenced by the template), None for none
     found: bool = True
+    screenshot: Screenshot | None = None  # the one a person gave with the cited answer, checked
+
+    @property
+    def picture(self) -> Markdown | None:
+        """The screenshot as a markdown image of the file the bug report writes, or why it is not shown; None for
+        none. The path is made of the answer's number only, and the words are backchannel's."""
+        shot = self.screenshot
+        if shot is None:
+            return None
+        if shot.file_name is None:
+            return Markdown(f"The screenshot given with this answer is not included: {text(shot.refused)}.")
+        return Markdown(f"![the screenshot given with answer #{shot.seq}]({SCREENSHOTS}/{shot.file_name})")
 
 
 def _cut(raw: str) -> str:
@@ -112,6 +129,11 @@ def excerpt(rec: Recording, evidence: Evidence) -> Excerpt:
             segment = cited.model_text(seq, evidence.path)
             shown = _lines_around(segment.encode("utf-8"), evidence.offset, evidence.length) if segment else None
             return Excerpt(label, shown)
+    elif kind == "attestation":
+        answer = cited.attestation(seq)
+        if answer is not None:
+            label = Markdown(f"answer #{seq}{_run_part(evidence)} (a {text(answer.who)}){note}")
+            return Excerpt(label, _cut(_asked(answer)), screenshot=screenshot_of(answer))
     elif kind == "run":
         run = cited.run(evidence.run)
         if run is not None:
@@ -122,6 +144,10 @@ def excerpt(rec: Recording, evidence: Evidence) -> Excerpt:
         return Excerpt(Markdown(f"the recording as a whole{note}"), None)
     where = text(f"{kind} {seq if seq is not None else evidence.path or ''}".strip())
     return Excerpt(Markdown(f"{where}{_run_part(evidence)} is not in the recording{note}"), None, found=False)
+
+
+def _asked(answer: Attestation) -> str:
+    return f"Question: {answer.question}\nAnswer: {SAID.get(answer.answer, answer.answer)}"
 
 
 def _span(evidence: Evidence) -> Markdown:

@@ -2,7 +2,8 @@
 
 The lead registers `export_command` in proxy/cli.py; everything it needs is here.
 Default `--out`: beside FILE, its name with the format's suffix (`rec.har`, `rec.mitm`, `rec.export.sqlite`);
-an existing file is never overwritten (exit 2).
+an existing file is never overwritten (exit 2). A `sqlite` export keeps a person's screenshots (`check --by-hand`)
+as given, and stderr says so; `--no-screenshots` leaves them out (HAR and mitm hold none).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from backchannel.proxy.share.flows import client_flows
 from backchannel.proxy.share.har import har_text
 from backchannel.proxy.share.mitm import write_mitm
 from backchannel.proxy.share.redaction import ExportPolicy, export_policy, summary_lines
+from backchannel.proxy.share.screenshots import screenshot_lines, screenshots_in
 from backchannel.recordings import load, redact
 from backchannel.recordings.errors import RecordingError
 from backchannel.recordings.model import Recording
@@ -38,9 +40,10 @@ class Exported:
     flows: int
     counts: dict[str, dict[str, int]]
     policy: ExportPolicy
+    screenshots: tuple[str, ...] = ()  # what stderr says about a person's screenshots (a sqlite export only)
 
     def lines(self) -> list[str]:
-        return [*summary_lines(self.counts, self.policy), f"wrote {self.out}"]
+        return [*summary_lines(self.counts, self.policy), *self.screenshots, f"wrote {self.out}"]
 
 
 def default_out(file: Path, fmt: str) -> Path:
@@ -69,9 +72,16 @@ def choose_runs(rec: Recording, wanted: Sequence[str]) -> list[str] | None:
 
 
 def export(
-    file: Path, fmt: str, *, runs: Sequence[str] = (), out: Path | None = None, patterns: Sequence[str] = ()
+    file: Path,
+    fmt: str,
+    *,
+    runs: Sequence[str] = (),
+    out: Path | None = None,
+    patterns: Sequence[str] = (),
+    screenshots: bool = True,
 ) -> Exported:
-    """Export `file` as `fmt` into `out` (default: beside it), redacted with its own patterns and `patterns`."""
+    """Export `file` as `fmt` into `out` (default: beside it), redacted with its own patterns and `patterns`;
+    without `screenshots`, a sqlite copy holds none."""
     if fmt not in FORMATS:
         raise ShareError(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
     rec = load_recording(file)  # proves it is a readable recording before anything is written
@@ -79,21 +89,29 @@ def export(
     target = out if out is not None else default_out(file, fmt)
     try:
         policy = export_policy(rec.meta, patterns)
-        return _write(file, fmt, rec, run_ids, target, policy)
+        return _write(file, fmt, rec, run_ids, target, policy, screenshots=screenshots)
     except ValueError as exc:  # a bad --redact pattern
         raise ShareError(str(exc)) from exc
 
 
 def _write(
-    file: Path, fmt: str, rec: Recording, run_ids: list[str] | None, target: Path, policy: ExportPolicy
+    file: Path,
+    fmt: str,
+    rec: Recording,
+    run_ids: list[str] | None,
+    target: Path,
+    policy: ExportPolicy,
+    *,
+    screenshots: bool,
 ) -> Exported:
     if fmt == "sqlite":
         try:
-            summary = trim_copy(file, target, run_ids, policy.redaction)
+            summary = trim_copy(file, target, run_ids, policy.redaction, screenshots=screenshots)
         except RecordingError as exc:
             raise ShareError(str(exc)) from exc
         kept = sum(1 for x in rec.exchanges if run_ids is None or x.run_id in run_ids)
-        return Exported(target, kept, {k: dict(v) for k, v in summary.counts.items()}, policy)
+        said = screenshot_lines(screenshots_in(rec, run_ids), kept=screenshots)
+        return Exported(target, kept, {k: dict(v) for k, v in summary.counts.items()}, policy, tuple(said))
     with redact.applying(redact.Redactor(policy.redaction)) as redactor:  # this export's policy, and its tally
         flows = client_flows(rec, run_ids)
     if fmt == "har":
@@ -124,10 +142,17 @@ def export_command(
         list[str] | None,
         typer.Option("--redact", help="Also redact names matching this regular expression; repeatable."),
     ] = None,
+    no_screenshots: Annotated[
+        bool,
+        typer.Option(
+            "--no-screenshots",
+            help="Leave a person's screenshots out of a sqlite export (redaction cannot read images).",
+        ),
+    ] = False,
 ) -> None:
     """Export a recording as HAR, mitmproxy flows or a trimmed SQLite copy, redacted; stderr says what was redacted."""
     try:
-        done = export(file, fmt, runs=run or (), out=out, patterns=redact_names or ())
+        done = export(file, fmt, runs=run or (), out=out, patterns=redact_names or (), screenshots=not no_screenshots)
     except ShareError as exc:
         raise fail(str(exc)) from exc
     except OSError as exc:

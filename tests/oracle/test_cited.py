@@ -1,5 +1,6 @@
 """What evidence points at, looked up once for the matrix and the bug report: wire items by number, terminal bytes
-by run and stream (a tty stream as plain text, the first stream with bytes when none is named), files by path."""
+by run and stream (a tty stream as plain text, the first stream with bytes when none is named), files by path, a
+person's answers by number."""
 
 from __future__ import annotations
 
@@ -65,3 +66,22 @@ def test_a_model_requests_segment_text_is_found_by_seq_and_json_path_and_an_unre
     assert cited.model(read.seq) == read and cited.model(None) is None
     assert cited.model_text(read.seq, "$.messages[0].content") == "hello"
     assert cited.model_text(read.seq, "$.messages[9]") is None and cited.model_text(unread.seq, "$") is None
+
+
+def test_a_persons_answer_is_found_by_its_number_with_its_screenshot_and_a_missing_one_is_none(tmp_path: Path):
+    png = b"\x89PNG\r\n\x1a\n" + b"shot"
+    row = {"run_id": "a", "question_id": "names-requesting-server", "question": "Q?"}
+    path = new_recording(
+        tmp_path / "a.sqlite",
+        runs=[{"id": "a"}],
+        attestations=[
+            {**row, "answer": "n", "screenshot": png, "screenshot_type": "image/png"},
+            {**row, "answer": "?"},
+        ],
+    )
+    cited = Cited(load(path))
+    first, second = cited.rec.attestations
+    found = cited.attestation(first.seq)
+    assert found == first and found is not None and found.screenshot == png
+    assert cited.attestation(second.seq) == second
+    assert cited.attestation(None) is None and cited.attestation(second.seq + 100) is None

@@ -183,3 +183,43 @@ def test_a_user_name_spelled_with_the_masks_own_letters_is_still_masked(tmp_path
         source, tmp_path / "out.sqlite", policy=redact.Policy(host=redact.HostNames(home="/home/rose", user="rose"))
     )
     assert load(tmp_path / "out.sqlite").terminal[0].data == b"USER=**** at [home]****/x\n"
+
+
+SHOT = b"\x89PNG\r\n\x1a\n" + b"unique-screenshot-payload-5c1e"
+
+
+def _answered(tmp_path: Path) -> Path:
+    row = {"run_id": "a", "question_id": "names-requesting-server", "question": "Did it name the server?"}
+    return new_recording(
+        tmp_path / "answered.sqlite",
+        runs=[{"id": "a"}],
+        attestations=[
+            {**row, "answer": "n", "screenshot": SHOT, "screenshot_type": "image/png"},
+            {**row, "answer": "?"},
+        ],
+    )
+
+
+def test_a_copy_keeps_a_persons_screenshot_as_it_was_given_by_default(tmp_path):
+    trim_copy(_answered(tmp_path), tmp_path / "copy.sqlite")
+    shot, none = load(tmp_path / "copy.sqlite").attestations
+    assert (shot.screenshot, shot.screenshot_type) == (SHOT, "image/png")
+    assert (none.screenshot, none.screenshot_type) == (None, None)
+
+
+def test_a_copy_without_screenshots_keeps_every_answer_but_no_image_byte_even_in_free_pages(tmp_path):
+    source = _answered(tmp_path)
+    trim_copy(source, tmp_path / "copy.sqlite", screenshots=False)
+    copy = load(tmp_path / "copy.sqlite")
+    assert [(a.answer, a.screenshot, a.screenshot_type) for a in copy.attestations] == [
+        ("n", None, None),
+        ("?", None, None),
+    ]
+    assert b"unique-screenshot-payload" not in (tmp_path / "copy.sqlite").read_bytes()
+    assert b"unique-screenshot-payload" in source.read_bytes()  # the source is left as it was
+
+
+def test_a_recording_older_than_the_answers_table_is_copied_without_screenshots_all_the_same(tmp_path):
+    older = ROOT / "recordings" / "reference" / "mrtr-provenance-agent-codex.sqlite"  # m006: no attestations table
+    trim_copy(older, tmp_path / "copy.sqlite", screenshots=False)
+    assert load(tmp_path / "copy.sqlite").attestations == ()

@@ -157,6 +157,8 @@ def test_evidence_reads_as_words_for_every_kind() -> None:
     cited = Evidence(kind="model", run="r", seq=7, path="$.messages[2].content", offset=12, length=22, note="bare")
     assert evidence_line(cited) == "model request #7 @ byte 12, 22 bytes (run r): bare"
     assert evidence_line(Evidence(kind="model", seq=7, path="$.input")) == "model request #7 at $.input"
+    answer = Evidence(kind="attestation", run="a", seq=3, note="person answered no to: Q?")
+    assert evidence_line(answer) == "answer #3 (run a): person answered no to: Q?"
 
 
 def test_a_report_without_probes_has_no_probe_summary() -> None:

@@ -13,12 +13,8 @@ from backchannel.oracle.scenarios.elicitation_ui.checks import (
     by_hand_url_shown_before_consent,
 )
 from backchannel.proxy.byhand.plans import Era, elicitation_ui, mrtr_provenance
-from backchannel.proxy.byhand.questions import (
-    MAX_SCREENSHOT,
-    ScreenshotError,
-    parse_answer,
-    read_screenshot,
-)
+from backchannel.proxy.byhand.questions import ScreenshotError, parse_answer, read_screenshot
+from backchannel.recordings.screenshots import MAX_SCREENSHOT
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 16

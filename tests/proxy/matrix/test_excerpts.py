@@ -6,7 +6,7 @@ from pathlib import Path
 from backchannel.oracle import Evidence, judge
 from backchannel.proxy.matrix.excerpts import WIRE_CHARS, Excerpter
 from backchannel.recordings.reader import load
-from tests.factories import new_recording
+from tests.factories import answered_recording, new_recording
 from tests.proxy.matrix.conftest import HOSTILE, REFERENCES, hostile_recording
 
 FLAWED = REFERENCES / "mrtr-provenance-toy-flawed.sqlite"
@@ -92,3 +92,18 @@ def test_cited_model_context_text_is_the_segment_with_the_marker_apart_and_an_un
     assert (shown.before, shown.cited, shown.after) == ("The server needs: ", "BCKCH-BODY-x", " then more")
     assert shown.label.startswith(f"model request #{read} @ byte {at}, 12 bytes (run r)")
     assert Excerpter(rec).excerpt(Evidence(kind="model", run="r", seq=unread, note="unread"), None).empty
+
+
+def test_a_persons_answer_is_shown_as_what_they_were_asked_and_said_with_its_screenshot_checked(tmp_path: Path):
+    rec = load(answered_recording(tmp_path / "answered.sqlite"))
+    png, hostile, jpeg, bare = rec.attestations
+    excerpter = Excerpter(rec)
+    shown = [excerpter.excerpt(Evidence(kind="attestation", run=a.run_id, seq=a.seq), None) for a in rec.attestations]
+    assert shown[0].label == f"answer #{png.seq} (run a)"
+    assert (shown[0].question, shown[0].answer, shown[0].who) == ("About names-requesting-server?", "no", "person")
+    assert shown[2].answer == "not sure" and not shown[0].empty
+    assert shown[0].screenshot is not None and shown[0].screenshot.file_name == f"answer-{png.seq}.png"
+    assert shown[2].screenshot is not None and shown[2].screenshot.file_name == f"answer-{jpeg.seq}.jpg"
+    assert shown[1].screenshot is not None and shown[1].screenshot.file_name is None and hostile.screenshot
+    assert shown[3].screenshot is None and bare.screenshot is None
+    assert excerpter.excerpt(Evidence(kind="attestation", run="a", seq=99), None).empty

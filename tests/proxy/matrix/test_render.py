@@ -5,10 +5,11 @@ from pathlib import Path
 import pytest
 
 from backchannel.oracle import judge
-from backchannel.proxy.judging.inputs import expand
+from backchannel.proxy.judging.inputs import Input, expand
 from backchannel.proxy.matrix.model import build
 from backchannel.proxy.matrix.render import GENERATOR, SiteError, _clear_previous, safe_href, write_site
 from backchannel.recordings.reader import load
+from tests.factories import HOSTILE_SHOT, JPEG_SHOT, PNG_SHOT, answered_recording
 from tests.proxy.matrix.conftest import IMG, REFERENCES, SCRIPT, hostile_judged
 
 
@@ -90,3 +91,47 @@ def test_a_case_page_quotes_its_checks_sentence_and_links_the_spec_anchor(tmp_pa
     assert f'<a href="{anchor}">{anchor}</a>' in html
     assert "<q>For backward compatibility with servers implementing earlier protocol versions, which do not" in html
     assert "clients MUST treat an absent `resultType` as `&#34;complete&#34;`.</q>" in html
+
+
+def _answered_site(tmp_path: Path, out: Path) -> Path:
+    source = answered_recording(tmp_path / "answered.sqlite")
+    write_site(build([(Input(source, "answered.sqlite"), load(source), judge(load(source)))]), out)
+    return out
+
+
+def _case(site: Path, check: str) -> str:
+    return (site / "cases" / "answered" / f"{check}.html").read_text(encoding="utf-8")
+
+
+def test_a_persons_screenshot_is_an_img_of_a_file_beside_its_case_page_with_the_exact_bytes(tmp_path: Path):
+    site = _answered_site(tmp_path, tmp_path / "site")
+    png, _, jpeg, _ = load(tmp_path / "answered.sqlite").attestations
+    names = _case(site, "by-hand-names-requesting-server")
+    assert (
+        f'<img class="screenshot" src="answer-{png.seq}.png" alt="the screenshot given with answer #{png.seq}">'
+        in names
+    )
+    assert "<dt>Asked</dt><dd>About names-requesting-server?</dd><dt>Answered</dt><dd>no (a person)</dd>" in names
+    assert f'src="answer-{jpeg.seq}.jpg"' in _case(site, "by-hand-nothing-opened-before-consent")
+    folder = site / "cases" / "answered"
+    assert (folder / f"answer-{png.seq}.png").read_bytes() == PNG_SHOT
+    assert (folder / f"answer-{jpeg.seq}.jpg").read_bytes() == JPEG_SHOT
+    assert "data:" not in names
+
+
+def test_a_screenshot_that_is_not_the_image_its_row_says_is_never_written_and_the_page_says_so(tmp_path: Path):
+    site = _answered_site(tmp_path, tmp_path / "site")
+    hostile = load(tmp_path / "answered.sqlite").attestations[1]
+    page = _case(site, "by-hand-url-shown-before-consent")
+    assert "<img" not in page and "<script" not in page
+    assert "The screenshot given with this answer is not shown: its bytes are not a PNG image." in page
+    assert not list(site.rglob(f"answer-{hostile.seq}.*"))
+    assert [p.read_bytes() for p in site.rglob("*") if p.is_file() and HOSTILE_SHOT in p.read_bytes()] == []
+
+
+def test_a_site_with_screenshots_rebuilds_byte_for_byte_and_a_rebuild_clears_images_no_longer_shown(tmp_path: Path):
+    one = _answered_site(tmp_path / "a", tmp_path / "one")
+    two = _answered_site(tmp_path / "b", tmp_path / "two")
+    assert _pages(one) == _pages(two) and any(name.endswith(".png") for name in _pages(one))
+    write_site(build(hostile_judged(tmp_path / "c")), one)  # the same folder, recordings without screenshots
+    assert not [p for p in one.rglob("*") if p.suffix in (".png", ".jpg")]

@@ -7,7 +7,7 @@ import json
 from backchannel.oracle.model import Evidence
 from backchannel.proxy.share.evidence import MAX_LINES, excerpt
 from backchannel.recordings import load
-from tests.factories import new_recording
+from tests.factories import answered_recording, new_recording
 
 from .conftest import FLAWED, HOSTILE, RUN_ID
 
@@ -103,3 +103,19 @@ def test_model_evidence_is_quoted_as_the_lines_of_the_cited_segment_with_its_req
     assert quoted.label.endswith(f"bytes {offset} to {offset + 12}: bare")
     missing = excerpt(rec, Evidence(kind="model", run="r", seq=seq + 5))
     assert not missing.found
+
+
+def test_an_answer_is_quoted_as_the_question_and_what_the_person_said_with_its_screenshot_linked_or_refused(tmp_path):
+    rec = load(answered_recording(tmp_path / "answered.sqlite"))
+    png, hostile, jpeg, bare = rec.attestations
+    quoted = [
+        excerpt(rec, Evidence(kind="attestation", run=a.run_id, seq=a.seq, note="said")) for a in rec.attestations
+    ]
+    assert quoted[0].label == f"answer #{png.seq} of run `a` (a person): said"
+    assert quoted[2].body == "Question: About nothing-opened-before-consent?\nAnswer: not sure"
+    assert quoted[0].picture == f"![the screenshot given with answer #{png.seq}](screenshots/answer-{png.seq}.png)"
+    assert quoted[2].picture == f"![the screenshot given with answer #{jpeg.seq}](screenshots/answer-{jpeg.seq}.jpg)"
+    assert quoted[1].picture == "The screenshot given with this answer is not included: its bytes are not a PNG image."
+    assert quoted[3].picture is None and bare.screenshot is None and hostile.screenshot is not None
+    missing = excerpt(rec, Evidence(kind="attestation", run="a", seq=99))
+    assert not missing.found and "is not in the recording" in missing.label

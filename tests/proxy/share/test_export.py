@@ -10,6 +10,7 @@ import pytest
 
 from backchannel.proxy.share.export import default_out
 from backchannel.recordings import load, redact
+from tests.factories import PNG_SHOT, answered_recording
 
 from .conftest import FLAWED, REFERENCE, invoke
 
@@ -94,3 +95,21 @@ def test_every_format_takes_a_recording_that_is_not_all_utf8(tmp_path, not_utf8)
     assert (content["encoding"], base64.b64decode(content["text"])) == ("base64", b'{"a":"\xff"}')
     assert {"name": "x-odd", "value": "a\udcffb"} in har["log"]["entries"][0]["response"]["headers"]
     assert load(tmp_path / "out.sqlite").exchanges[0].response_headers[1] == ("x-odd", "a\udcffb")
+
+
+def test_a_sqlite_export_keeps_a_persons_screenshots_and_says_so_and_no_screenshots_leaves_them_out(tmp_path):
+    source = answered_recording(tmp_path / "answered.sqlite")
+    kept = invoke("export", source, "--format", "sqlite", "--out", tmp_path / "kept.sqlite")
+    assert kept.exit_code == 0, kept.output
+    assert "kept 3 screenshot(s) as the person gave them" in kept.output
+    assert load(tmp_path / "kept.sqlite").attestations[0].screenshot == PNG_SHOT
+    left = invoke("export", source, "--format", "sqlite", "--out", tmp_path / "left.sqlite", "--no-screenshots")
+    assert left.exit_code == 0, left.output
+    assert "left out 3 screenshot(s) (--no-screenshots)" in left.output
+    assert PNG_SHOT not in (tmp_path / "left.sqlite").read_bytes()
+    assert [a.screenshot for a in load(tmp_path / "left.sqlite").attestations] == [None] * 4
+
+
+def test_a_har_export_holds_no_screenshot_and_says_nothing_about_them(tmp_path):
+    result = invoke("export", answered_recording(tmp_path / "answered.sqlite"), "--format", "har")
+    assert result.exit_code == 0 and "screenshot" not in result.output
