@@ -166,6 +166,18 @@ def _number(free_text: Rule) -> Rule:
     return apply
 
 
+def _image(free_text: Rule) -> Rule:
+    """Image bytes kept whole or left out, never changed: a masked byte would corrupt the image and hide nothing a
+    viewer could not still see. Anything but bytes in the cell (a hostile file's text) is left out."""
+
+    def apply(value: object) -> object:
+        if isinstance(value, bytes) and free_text(value) == value:
+            return value
+        return None
+
+    return apply
+
+
 def _path(value: str) -> str:
     return redact.redact_path(value) or ""
 
@@ -187,6 +199,7 @@ _BY_HOW: Mapping[str, Callable[[str], Rule]] = {
     "text": lambda kind: _text(kind, same_length=False),
     "number": lambda kind: _number(_text(kind, same_length=False)),
     "flow-state": lambda kind: _flow_state,
+    "image": lambda kind: _image(_text(kind, same_length=False)),
     "dropped": lambda kind: lambda value: None,
 }
 

@@ -39,7 +39,8 @@ def screenshot_of(answer: Attestation) -> Screenshot | None:
     data, declared = answer.screenshot, answer.screenshot_type
     if data is None and declared is None:
         return None
-    data = data or b""
+    if data is None:  # its type kept, its bytes not: redaction leaves out an image it would have changed
+        return Screenshot(answer.seq, b"", None, "it is not in this copy: its bytes held text redaction would change")
     if declared not in SUFFIX:
         return Screenshot(answer.seq, data, None, "its image type is not named")
     if len(data) > MAX_SCREENSHOT:

@@ -51,7 +51,7 @@ class Redaction:
 
     how: Literal[
         "path", "url", "headers", "body", "json", "key-like", "command-line", "output", "text", "number",
-        "flow-state", "dropped",
+        "flow-state", "image", "dropped",
     ]  # fmt: skip
     kind: str = ""  # for output, text and key-like: the kind the tally names (terminal, file...); else the column
 
@@ -73,6 +73,9 @@ COMMAND_LINE = Redaction("command-line")  # a JSON command line (or a meta shape
 FREE_TEXT = Redaction("text")  # free text: key-like values and `name=value` / `name: value` pairs of a secret name
 NUMBER = Redaction("number")  # a number is kept; anything else in the cell (a damaged file's text) is free text
 FLOW_STATE = Redaction("flow-state")  # mitmproxy's flow state (msgpack): its headers and path, like their columns
+# an image (a person's screenshot): redaction cannot read one and must not alter one, so it is kept whole when its
+# bytes hold nothing redaction would change and left out (NULL) when they do (e.g. a file path in a PNG text chunk)
+IMAGE = Redaction("image")
 DROPPED = Redaction("dropped")  # left out of a shared copy altogether
 
 # what a column's kind is redacted as, when its declaration says nothing more: no column is kept as it is

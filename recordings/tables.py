@@ -16,6 +16,7 @@ from .table_kinds import (
     DROPPED,
     FLOW_STATE,
     HEADERS,
+    IMAGE,
     JSON,
     PATH,
     URL,
@@ -365,7 +366,13 @@ ATTESTATIONS = Table(
         Column("answer", TEXT, "y (yes), n (no) or ? (not sure).", REFUSED),
         Column("who", TEXT, "Who answered: person.", REFUSED),
         Column("t", REAL, TIME + " Taken by the proxy side when the answer was given."),
-        Column("screenshot", BLOB, "An optional screenshot the person gave with the answer (PNG or JPEG bytes)."),
+        Column(
+            "screenshot",
+            BLOB,
+            "An optional screenshot the person gave with the answer (PNG or JPEG bytes), kept whole: left out when its"
+            " bytes hold text redaction would change.",
+            redacted=IMAGE,
+        ),
         Column("screenshot_type", TEXT, "image/png or image/jpeg when a screenshot is kept; null otherwise."),
     ),
     created_by="m007_attestations",

@@ -217,3 +217,16 @@ def test_a_secret_planted_in_every_column_of_every_table_is_gone_from_the_shared
         with sqlite3.connect(out) as conn:
             assert conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 1
         conn.close()
+
+
+def test_a_screenshot_is_kept_whole_or_left_out_never_masked_into_a_broken_image():
+    from backchannel.recordings import redact
+
+    rule = cell_rules.SHARED["attestations"]["screenshot"]
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+    token = b"ghp_" + b"A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a key-like value, as text inside the image's bytes
+    with redact.applying(redact.Redactor(redact.DEFAULT_POLICY)):
+        assert rule(png) == png
+        assert rule(png + b"tEXtComment\x00 " + token + b" ") is None
+        assert rule("<script>not an image</script>") is None
+        assert rule(None) is None
