@@ -5,7 +5,6 @@ SDK client."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from backchannel.oracle import all_checks, judge
 from backchannel.proxy.clients.drivers.paths import node_driver, py_driver
 from backchannel.proxy.servers.launch import start_server
 from backchannel.recordings import load
+from tests.in_process import record_upstream
 from tests.servers.session_broken import SWITCHES
 
 pytestmark = pytest.mark.live
@@ -42,21 +42,13 @@ FLAGS: dict[str, tuple[str, ...]] = {"sampling-tools-undeclared": ("--sampling-r
 ALSO_BREAKS = {"no-result-type": {"session-server-wire-schema-valid"}}
 SESSION_RULES = {c.id for c in all_checks().values() if c.scenario == "session"}
 SERVER_RULES = {c.id for c in all_checks().values() if c.scenario == "session" and c.side == "server"}
-RECORD_TIMEOUT_S = 90
 
 
 def record(switch: str, client: list[str], out: Path) -> dict[str, str]:
-    """Record one session of `client` (argv with {url}) with the server broken by `switch`; each session rule's
-    status."""
+    """Record one session of `client` (argv with {url}) with the server broken by `switch` (`backchannel record
+    --upstream`, in this process); each session rule's status."""
     with start_server([sys.executable, str(SERVER), "--break", switch]) as server:
-        command = [
-            sys.executable, "-m", "backchannel.proxy.cli", "record", "--upstream", server.url, "--out", str(out),
-            "--force", "--timeout", "40", "--", *client,
-        ]  # fmt: skip
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=RECORD_TIMEOUT_S, stdin=subprocess.DEVNULL, cwd=ROOT
-        )
-    assert done.returncode == 0, done.stderr
+        record_upstream(server.url, client, out)
     report = judge(load(out))
     return {r.id: r.status for r in report.results if r.scenario == "session"}
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
@@ -23,6 +22,7 @@ from backchannel.proxy.clients.toy_agent_core import INVENTED_STATE, WIRE_FLAWS,
 from backchannel.proxy.servers.launch import ServerProcess, py_server, start_server
 from backchannel.proxy.servers.paths import node_server
 from backchannel.recordings import load
+from tests.in_process import record_upstream
 from tests.proxy.clients.conftest import (
     CC,
     CI,
@@ -38,7 +38,6 @@ from tests.proxy.clients.conftest import (
     text_result,
 )
 
-ROOT = Path(__file__).resolve().parents[3]
 LEGACY = "2025-11-25"
 FIX = ("--fix", "result-type")  # one tools/call per answer in the wire comparisons (no blind retries)
 SKIPPED_HEADERS = ("host", "content-length")  # the stub's port, and a length that follows the body
@@ -314,7 +313,6 @@ ALSO_BREAKS = {
 # rules the unflawed toy never exercises (it declares no roots, and sends no response): not exercised, not PASS
 ONLY_A_FLAW_EXERCISES = {"sep-2575-client-declares-roots-capability", "session-client-answers-only-server-requests"}
 CLIENT_RULES = {c.id for c in all_checks().values() if c.scenario == "session" and c.side == "client"}
-RECORD_TIMEOUT_S = 90
 
 
 @pytest.fixture(scope="module")
@@ -333,16 +331,10 @@ def ts_sdk() -> Iterator[ServerProcess]:
 
 
 def record(server: ServerProcess, options: tuple[str, ...], tool: str, out: Path) -> dict[str, str]:
-    """Record one toy-agent session against `server`; each session rule's status."""
+    """Record one toy-agent session against `server` (`backchannel record --upstream`, in this process); each
+    session rule's status."""
     client = [sys.executable, "-m", "backchannel.proxy.clients.toy_agent", *options, "mcp", "call", "{url}", tool]
-    command = [
-        sys.executable, "-m", "backchannel.proxy.cli", "record", "--upstream", server.url, "--out", str(out),
-        "--force", "--timeout", "40", "--", *client,
-    ]  # fmt: skip
-    done = subprocess.run(
-        command, capture_output=True, text=True, timeout=RECORD_TIMEOUT_S, stdin=subprocess.DEVNULL, cwd=ROOT
-    )
-    assert done.returncode == 0, done.stderr
+    record_upstream(server.url, client, out)
     return {r.id: r.status for r in judge(load(out)).results if r.scenario == "session"}
 
 

@@ -5,6 +5,7 @@ proxy; the recording names the invocation found, the ledger's tools/call confirm
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,23 @@ def discovered(tmp_path: Path, variant: str) -> tuple[Recording, DiscoveryRecord
     return rec, record
 
 
+Discovered = Callable[[str], tuple[Recording, DiscoveryRecord]]
+
+
+@pytest.fixture(scope="module")
+def discovery(tmp_path_factory: pytest.TempPathFactory) -> Discovered:
+    """`discovered`, run once per variant per module (and worker): tests that read the same variant's recording
+    share its run (each asserts its own part of it)."""
+    seen: dict[str, tuple[Recording, DiscoveryRecord]] = {}
+
+    def run(variant: str) -> tuple[Recording, DiscoveryRecord]:
+        if variant not in seen:
+            seen[variant] = discovered(tmp_path_factory.mktemp(variant), variant)
+        return seen[variant]
+
+    return run
+
+
 def confirmed_by_the_ledger(rec: Recording, record: DiscoveryRecord) -> bool:
     """The discovery-call run of the winning candidate (runs are made in the order tried) sent a tools/call."""
     calls = [r for r in rec.runs if r.name == "discovery-call"]
@@ -61,8 +79,8 @@ def confirmed_by_the_ledger(rec: Recording, record: DiscoveryRecord) -> bool:
 
 
 @pytest.mark.parametrize("variant", sorted(FOUND))
-def test_discovery_finds_each_shape_and_the_ledger_confirms_it(tmp_path: Path, variant: str) -> None:
-    rec, record = discovered(tmp_path, variant)
+def test_discovery_finds_each_shape_and_the_ledger_confirms_it(discovery: Discovered, variant: str) -> None:
+    rec, record = discovery(variant)
     base = (*TOY, "--variant", variant, "--fix", "result-type")
     assert record.status == "found"
     assert record.invocation == (*base, *FOUND[variant])
@@ -70,8 +88,8 @@ def test_discovery_finds_each_shape_and_the_ledger_confirms_it(tmp_path: Path, v
     assert any(r.name == "control" for r in rec.runs)  # the probe went on with the invocation found
 
 
-def test_rejected_candidates_and_their_reasons_are_in_the_recording(tmp_path: Path) -> None:
-    rec, record = discovered(tmp_path, "method-flags")
+def test_rejected_candidates_and_their_reasons_are_in_the_recording(discovery: Discovered) -> None:
+    rec, record = discovery("method-flags")
     base = (*TOY, "--variant", "method-flags", "--fix", "result-type")
     sse = (*base, *HTTP)  # the toy's default transport is SSE, which it cannot speak: exit 1, nothing reached
     assert record.tried == (sse, (*sse, "--transport", "http"))
@@ -101,8 +119,10 @@ def test_a_cli_that_needs_a_connect_step_is_called_through_both_steps_and_the_le
     assert any(m.method == "tools/call" for m in rec.messages_in(control.id))
 
 
-def test_url_first_probes_are_runs_of_their_own_and_each_list_command_ran_after_the_url(tmp_path: Path) -> None:
-    rec, record = discovered(tmp_path, "url-list")
+def test_url_first_probes_are_runs_of_their_own_and_each_list_command_ran_after_the_url(
+    discovery: Discovered,
+) -> None:
+    rec, record = discovery("url-list")
     assert record.status == "found"
     base = [*TOY, "--variant", "url-list", "--fix", "result-type"]
     listing = next(r for r in rec.runs if r.name == "discovery-help" and list(r.client_argv or ())[-1:] == ["--list"])

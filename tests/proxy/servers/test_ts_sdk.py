@@ -20,6 +20,7 @@ import os
 import queue
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import threading
@@ -43,6 +44,9 @@ pytestmark = pytest.mark.live
 PROTOCOL = "2026-07-28"
 READY_TIMEOUT_S = 20
 HTTP_TIMEOUT_S = 10
+# every request here is plain HTTP to 127.0.0.1; without a context of its own each top-level httpx call builds one,
+# loading the CA bundle (about 60 ms of CPU per request: most of the session-cap test's time). One, built once.
+TLS = ssl.create_default_context()
 STOP_TIMEOUT_S = 10
 URL_TOOL = "test_url_elicitation"
 FORM_TOOL = "test_input_required_result_elicitation"
@@ -124,7 +128,7 @@ def rpc(url: str, method: str, params: dict[str, Any], caps: dict[str, Any], nam
     if name is not None:
         headers["Mcp-Name"] = name
     body = {"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": {**params, "_meta": meta}}
-    response = httpx.post(url, json=body, headers=headers, timeout=HTTP_TIMEOUT_S)
+    response = httpx.post(url, json=body, headers=headers, timeout=HTTP_TIMEOUT_S, verify=TLS)
     return Reply(response.status_code, parse_body(response))
 
 
@@ -483,7 +487,7 @@ class LegacySession:
                 "clientInfo": {"name": "t", "version": "1"},
             },
         }
-        response = httpx.post(url, json=body, headers=self.HEADERS, timeout=HTTP_TIMEOUT_S)
+        response = httpx.post(url, json=body, headers=self.HEADERS, timeout=HTTP_TIMEOUT_S, verify=TLS)
         assert response.status_code == 200, response.text
         self.id = response.headers["mcp-session-id"]
         self.version = parse_body(response)["result"]["protocolVersion"]
@@ -493,17 +497,20 @@ class LegacySession:
             json={"jsonrpc": "2.0", "method": "notifications/initialized"},
             headers=self.headers,
             timeout=HTTP_TIMEOUT_S,
+            verify=TLS,
         )
         assert initialized.status_code == 202, initialized.text
 
     def post(self, body: dict[str, Any], headers: dict[str, str] | None = None) -> httpx.Response:
-        return httpx.post(self.url, json=body, headers=headers or self.headers, timeout=HTTP_TIMEOUT_S)
+        return httpx.post(self.url, json=body, headers=headers or self.headers, timeout=HTTP_TIMEOUT_S, verify=TLS)
 
     def call(self, tool: str, answer: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Call a tool on the session's SSE stream, answering each server request with `answer`: (asked, result)."""
         asked: list[dict[str, Any]] = []
         body = {"jsonrpc": "2.0", "id": next(_ids), "method": "tools/call", "params": {"name": tool, "arguments": {}}}
-        with httpx.stream("POST", self.url, json=body, headers=self.headers, timeout=HTTP_TIMEOUT_S) as stream:
+        with httpx.stream(
+            "POST", self.url, json=body, headers=self.headers, timeout=HTTP_TIMEOUT_S, verify=TLS
+        ) as stream:
             assert stream.headers["content-type"].startswith("text/event-stream"), stream.headers
             buffered = ""
             for chunk in stream.iter_text():
@@ -573,11 +580,11 @@ def test_a_2025_request_outside_any_session_is_still_served_statelessly_and_cann
 ) -> None:
     # no initialize, no Mcp-Session-Id: the SDK's legacyStatelessFallback answers it, as createMcpHandler did before
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": FORM_TOOL, "arguments": {}}}
-    response = httpx.post(server.url, json=body, headers=LegacySession.HEADERS, timeout=HTTP_TIMEOUT_S)
+    response = httpx.post(server.url, json=body, headers=LegacySession.HEADERS, timeout=HTTP_TIMEOUT_S, verify=TLS)
     assert response.status_code == 200
     result = parse_body(response)["result"]
     assert result.get("isError") is True and "per-request legacy serving" in result["content"][0]["text"]
-    stream = httpx.get(server.url, headers={"Accept": "text/event-stream"}, timeout=HTTP_TIMEOUT_S)
+    stream = httpx.get(server.url, headers={"Accept": "text/event-stream"}, timeout=HTTP_TIMEOUT_S, verify=TLS)
     assert stream.status_code == 405  # a session operation outside a session
 
 
