@@ -5,13 +5,22 @@ check that judges what the client showed, wrote or opened has nothing to read in
 must not read as "the client showed nothing" (a false FAIL or WARN) or an empty shim as "nothing was opened" (a
 false PASS). Such a check SKIPs those runs with the reason `by-hand`; the by-hand checks ask the person instead, and
 the wire's own checks judge the same runs as always.
+
+A person's answer is judged by one rule for every by-hand check: the answer that breaks the requirement is FAIL with
+that answer as evidence (WARN for a SHOULD, as everywhere), "not sure" is WARN, no answer is SKIP; every result
+judged here says it is attested, never the wire's. Only the runs the by-hand lab made are read: a recording of
+`check --client` has no person to ask.
 """
 
 from __future__ import annotations
 
-from backchannel.recordings.model import Recording, Run
+from collections.abc import Iterator
+from typing import Literal
 
-from .model import Finding
+from backchannel.recordings.model import Attestation, Recording, Run
+
+from . import harness
+from .model import Evidence, Finding
 
 BY_HAND_FACT = "by_hand"  # the run fact the by-hand lab (proxy/byhand/lab.py) sets on every run it makes
 REASON = "by-hand"
@@ -37,3 +46,47 @@ def unseen_by_lab(rec: Recording, run: Run | None = None) -> Finding | None:
         " to read; the by-hand-* checks hold the person's answers",
         run=None if run is None else run.id,
     )
+
+
+SAID = {"y": "yes", "n": "no", "?": "not sure"}
+
+
+def _evidence(answer: Attestation) -> Evidence:
+    shot = f" (screenshot kept: {answer.screenshot_type})" if answer.screenshot_type else ""
+    note = f"{answer.who} answered {SAID.get(answer.answer, answer.answer)} to: {answer.question}{shot}"
+    return Evidence(kind="attestation", run=answer.run_id, seq=answer.seq, note=note)
+
+
+def judge_answers(
+    rec: Recording,
+    question_id: str,
+    *,
+    breaks: str,
+    runs: tuple[str, ...],
+    broken: Literal["FAIL", "WARN"] = "FAIL",
+) -> Iterator[Finding]:
+    """One finding per by-hand run named in `runs`: `breaks` is the answer that means the client failed the
+    requirement, reported as `broken` (WARN for a SHOULD)."""
+    problem = harness.first_problem(rec)
+    if problem is not None:  # a harness that did not see its runs is ERROR, never a quiet "nobody was asked"
+        yield problem
+        return
+    found = [run.id for run in by_hand_runs(rec, runs)]
+    if not found:
+        yield Finding.skipped("not-by-hand", "no person was asked: not a recording of check --by-hand")
+        return
+    for run_id in found:
+        answers = [a for a in rec.attestations_in(run_id) if a.question_id == question_id]
+        if not answers:
+            yield Finding.skipped("unanswered", "the person did not answer this question", run=run_id, attested=True)
+            continue
+        last = answers[-1]  # a question asked again in the same run: the person's latest word stands
+        said = f"the person answered {SAID.get(last.answer, last.answer)!r} to: {last.question}"
+        if last.answer == breaks and broken == "FAIL":
+            yield Finding.failed(said, _evidence(last), run=run_id, attested=True)
+        elif last.answer == breaks:
+            yield Finding.warned(f"{said} (a SHOULD)", _evidence(last), run=run_id, attested=True)
+        elif last.answer == "?":
+            yield Finding.warned(f"{said} (a person should look again)", _evidence(last), run=run_id, attested=True)
+        else:
+            yield Finding.passed(said, _evidence(last), run=run_id, attested=True)

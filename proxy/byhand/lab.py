@@ -37,6 +37,7 @@ class ByHandLab:
         self.port = port
         self.front: Front | None = None
         self.run: RunHandle | None = None
+        self._run_name: str | None = None
 
     def __enter__(self) -> ByHandLab:
         self.capture.__enter__()
@@ -70,7 +71,11 @@ class ByHandLab:
         return urlsplit(self.run.url).path
 
     def advance(self, step: Step) -> RunHandle:
-        """End the current run (if any) and make `step`'s run the one the stable URL forwards to from now on."""
+        """End the current run (if any) and make `step`'s run the one the stable URL forwards to from now on; a step
+        of the run already current (a scenario whose one run calls several tools) goes on in it."""
+        if self.run is not None and self._run_name == step.run and step.upstream is None:
+            return self.run
+        self._run_name = step.run
         if self.run is not None:
             self.capture.end_run(self.run, outcome="ended")
         upstream = None if step.upstream is None else self.capture.start_endpoint(step.upstream).url

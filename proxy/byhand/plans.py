@@ -19,12 +19,20 @@ from backchannel.oracle.scenarios.elicitation_ui import payloads
 
 # the question ids are the oracle's, declared once where its by-hand checks read them
 from backchannel.oracle.scenarios.elicitation_ui.attested import NAMES_SERVER, NOTHING_OPENED, URL_SHOWN
+from backchannel.oracle.scenarios.roots.facts import ASK_UNDECLARED, CONTRACT_RUN, UNDECLARED_RUN
+from backchannel.oracle.scenarios.roots.facts import TOOL as ROOTS_TOOL
+from backchannel.oracle.scenarios.sampling import attested as sampling_asked
+from backchannel.oracle.scenarios.sampling import payloads as sampling_payloads
 from backchannel.proxy.byhand.questions import Question
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.scenarios.elicitation_ui.endpoint import TOOLS as UI_TOOLS
 from backchannel.proxy.scenarios.mrtr_provenance.endpoint import TOOLS as MRTR_TOOLS
 from backchannel.proxy.scenarios.mrtr_provenance.endpoint import probe_tools
 from backchannel.proxy.scenarios.mrtr_provenance.runner import INPUT_KEY, probe_message, probe_plan
+from backchannel.proxy.scenarios.roots.endpoint import TOOLS as ROOTS_TOOLS
+from backchannel.proxy.scenarios.roots.endpoint import listen as roots_listen
+from backchannel.proxy.scenarios.sampling.endpoint import TOOLS as SAMPLING_TOOLS
+from backchannel.proxy.scenarios.sampling.runner import RUN as SAMPLING_RUN
 from backchannel.recordings.errors import UserError
 from backchannel.recordings.shapes import Fact
 
@@ -102,9 +110,54 @@ def mrtr_provenance(era: Era) -> ByHandPlan:
     return ByHandPlan("mrtr-provenance", endpoint, (step,))
 
 
+def sampling(era: Era) -> ByHandPlan:
+    """The scenario's five tools in its order, one step each, all in its one `contract` run (the context the host
+    holds comes first); the person is asked about summarize_notes's request once the host has answered it."""
+    nonce = secrets.token_hex(8)
+    endpoint = EndpointConfig(tools=SAMPLING_TOOLS, nonce=nonce, era=era.era, answer_timeout_s=era.answer_timeout_s)
+    asked = {
+        sampling_payloads.SUMMARY_TOOL: (
+            Question(
+                sampling_asked.NAMES_SERVER,
+                f"When the app showed the sampling request, did it name the server `{endpoint.server_name}`?",
+            ),
+            Question(
+                sampling_asked.DENIABLE,
+                "Did the app show you the sampling request and let you deny it before anything was sent to the model?",
+            ),
+        )
+    }
+    steps = tuple(Step(SAMPLING_RUN, tool, asked.get(tool, ())) for tool in sampling_payloads.TOOLS)
+    return ByHandPlan("sampling", endpoint, steps)
+
+
+def roots(era: Era) -> ByHandPlan:
+    """list_roots twice: as the host is configured (`contract`), then from an endpoint that asks for roots even of a
+    host that declared none (`undeclared`), as the scenario's runner does. The wire judges both; which folders the
+    person configured is theirs, so roots-within-configured SKIPs by-hand."""
+    endpoint = EndpointConfig(
+        tools=ROOTS_TOOLS, era=era.era, listen=roots_listen, answer_timeout_s=era.answer_timeout_s
+    )
+    asking = replace(endpoint, params={ASK_UNDECLARED: "1"})
+    steps = (Step(CONTRACT_RUN, ROOTS_TOOL, ()), Step(UNDECLARED_RUN, ROOTS_TOOL, (), upstream=asking))
+    return ByHandPlan("roots", endpoint, steps)
+
+
 PLANS: dict[str, Callable[[Era], ByHandPlan]] = {
     "elicitation-ui": elicitation_ui,
     "mrtr-provenance": mrtr_provenance,
+    "roots": roots,
+    "sampling": sampling,
+}
+
+
+# why a scenario without a plan is not run by hand, in its own words (a scenario not named: it needs a command)
+NOT_BY_HAND = {
+    "conformance": "its client must follow the official suite's driver contract (environment backchannel sets)",
+    "elicitation-sep1036-url-mode": "it is a server scenario: backchannel itself plays the client (give --server)",
+    "elicitation-url-mode": "its URL servers and held retries are timed against a command backchannel starts itself",
+    "sdk-regressions": "its runs replay a client's earlier answers and count its retries, run by run",
+    "default": "it is one benign call with nothing to ask a person; by hand, run mrtr-provenance (the default)",
 }
 
 
@@ -112,8 +165,9 @@ def plan_for(scenario: str, era: Era | None = None) -> ByHandPlan:
     """The scenario's by-hand plan, or NotByHand saying why not."""
     make = PLANS.get(scenario)
     if make is None:
+        why = NOT_BY_HAND.get(scenario, "its runs need a command backchannel starts itself")
         raise NotByHand(
-            f"scenario {scenario!r} cannot be run by hand: its runs need a command backchannel starts itself"
-            f" (give it --client or --target); by hand: {', '.join(sorted(PLANS))}"
+            f"scenario {scenario!r} cannot be run by hand: {why}; give it --client or --target."
+            f" By hand: {', '.join(sorted(PLANS))}"
         )
     return make(era or Era())

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from backchannel.oracle.by_hand import SAID
 from backchannel.oracle.cited import Cited
 from backchannel.oracle.model import Evidence
 from backchannel.oracle.render.text import evidence_line
-from backchannel.oracle.scenarios.elicitation_ui.attested import SAID
 from backchannel.recordings import redact
 from backchannel.recordings.model import Anomaly, Attestation, Exchange, Message, Recording, SseEvent
 from backchannel.recordings.safe_text import neutralise

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from backchannel.oracle.by_hand import SAID
 from backchannel.oracle.cited import Cited
 from backchannel.oracle.model import Evidence
-from backchannel.oracle.scenarios.elicitation_ui.attested import SAID
 from backchannel.proxy.share.markdown import Markdown, code, text
 from backchannel.proxy.share.screenshots import SCREENSHOTS
 from backchannel.recordings.model import Attestation, Recording

@@ -50,7 +50,12 @@ def statuses(path: Path) -> dict[tuple[str, str | None], tuple[str, str | None]]
 
 @pytest.mark.parametrize(
     ("reference", "client_side"),
-    [("elicitation-ui-toy-careful.sqlite", UI_CLIENT_SIDE), ("mrtr-provenance-toy-flawed.sqlite", PROBE_CLIENT_SIDE)],
+    [
+        ("elicitation-ui-toy-careful.sqlite", UI_CLIENT_SIDE),
+        ("mrtr-provenance-toy-flawed.sqlite", PROBE_CLIENT_SIDE),
+        ("sampling-toy-careful.sqlite", ("sampling-human-in-the-loop", "sampling-names-requesting-server")),
+        ("roots-toy-careful.sqlite", ("roots-within-configured",)),
+    ],
 )
 def test_checks_that_read_the_clients_side_skip_a_run_driven_by_hand_and_the_wire_checks_do_not_change(
     tmp_path: Path, reference: str, client_side: tuple[str, ...]

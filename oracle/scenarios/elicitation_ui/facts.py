@@ -151,14 +151,15 @@ def _server_request(
     return Elicitation(tool, asked, asked.jsonrpc_id, params, answers.get(asked.seq), server_request=True)
 
 
-def judged_runs(rec: Recording) -> list[Run] | Finding:
+def judged_runs(rec: Recording, *, by_hand: bool = False) -> list[Run] | Finding:
     """The client runs to judge, or the ERROR or SKIP that says why none can be: a harness that did not see them (its
-    own finding, never a SKIP), no client run at all, or runs a person drove (SKIP by-hand: the lab saw no screen)."""
+    own finding, never a SKIP), no client run at all, or runs a person drove (SKIP by-hand: the lab saw no screen)
+    unless the caller reads only the wire (`by_hand=True`)."""
     problem = harness.first_problem(rec)
     if problem is not None:
         return problem
     runs = client_runs(rec)
-    if runs and all(is_by_hand(run) for run in runs):  # nothing the host showed or opened was recorded
+    if not by_hand and runs and all(is_by_hand(run) for run in runs):  # nothing the host showed was recorded
         return unseen_by_lab(rec, runs[-1]) or Finding.errored("incomplete-recording", "no client run")
     return runs or Finding.errored("incomplete-recording", "the recording has no client run")
 

@@ -156,9 +156,10 @@ def refused(rec: Recording, run: Run, tool: str) -> bool:
     return False
 
 
-def exercised(rec: Recording, tool: str) -> tuple[Run, Asked] | Finding:
-    """The client run and the tool's first sampling request, or the ERROR/SKIP that says why it cannot be judged."""
-    runs = judged_runs(rec)
+def exercised(rec: Recording, tool: str, *, wire_only: bool = False) -> tuple[Run, Asked] | Finding:
+    """The client run and the tool's first sampling request, or the ERROR/SKIP that says why it cannot be judged; a
+    check that reads what the client showed (not `wire_only`) SKIPs a run a person drove (oracle/by_hand.py)."""
+    runs = judged_runs(rec, by_hand=wire_only)
     if isinstance(runs, Finding):
         return runs
     for run in runs:

@@ -97,4 +97,6 @@ REFERENCES = (
     ),
     # the shipped coding agents (check --agent): Codex answers roots/list without declaring roots
     *coding_agents(),
+    # check --by-hand, scripted: the toy roots client as the host, in a folder of its own; nothing to ask the person
+    Reference("by-hand-toy", roots(), False, "check --by-hand, scripted: the toy roots client as the host", by_hand=()),
 )

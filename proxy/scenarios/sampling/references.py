@@ -82,4 +82,13 @@ REFERENCES = (
     ),
     # the shipped coding agents (check --agent), each against the lab's scripted model
     *coding_agents(),
+    # check --by-hand, scripted: the toy sampling client as the host its user says yes in, and the person's answers
+    # (named the server? could deny it before it went to the model?), each what that build showed
+    *(
+        Reference(f"by-hand-toy{'-' + flaw if flaw else ''}", toy_sampling(*((flaw,) if flaw else ())), False,
+                  f"check --by-hand, scripted: the toy sampling client{' with --sampling-flaw ' + flaw if flaw else ''}"
+                  f" as the host, the person answering {', '.join(answers)}",
+                  stdin=b"y\n" * 8, by_hand=answers)
+        for flaw, answers in (("", ("y", "y")), ("no-server-name", ("n", "y")), ("auto-answer", ("y", "n")))
+    ),
 )  # fmt: skip

@@ -297,7 +297,7 @@ def test_a_person_who_is_unsure_is_warn_and_questions_left_when_input_ends_skip(
     ("scenario", "said"),
     [
         ("no-such-scenario", "unknown scenario 'no-such-scenario'"),
-        ("sampling", "scenario 'sampling' cannot be run by hand"),
+        ("conformance", "scenario 'conformance' cannot be run by hand: its client must follow the official suite's"),
     ],
 )
 def test_a_scenario_that_cannot_be_run_by_hand_exits_2_naming_those_that_can(

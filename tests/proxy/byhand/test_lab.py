@@ -101,3 +101,14 @@ def test_a_2025_host_keeps_its_session_across_steps_and_each_call_lands_in_the_r
     rec = load(tmp_path / "rec.sqlite")
     sent = {run.id: [m.method for m in rec.messages_in(run.id) if m.direction == "to-server"] for run in rec.runs}
     assert sent == {first.id: ["initialize", "notifications/initialized"], second.id: ["tools/list"]}
+
+
+def test_a_step_of_the_run_already_current_goes_on_in_it_and_a_new_run_name_starts_one(tmp_path: Path) -> None:
+    endpoint = elicitation_ui(Era()).endpoint
+    steps = (Step("contract", "a_tool", ()), Step("contract", "b_tool", ()), Step("other", "c_tool", ()))
+    plan = ByHandPlan("elicitation-ui", endpoint, steps)
+    with ByHandLab(plan, tmp_path / "rec.sqlite") as lab:
+        first = lab.run
+        assert lab.advance(steps[1]) is first  # the same run: a scenario whose one run calls several tools
+        assert lab.advance(steps[2]) is not first
+    assert [run.name for run in load(tmp_path / "rec.sqlite").runs] == ["contract", "other"]

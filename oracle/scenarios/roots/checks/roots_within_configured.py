@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
+from backchannel.oracle.by_hand import REASON, is_by_hand, unseen_by_lab
 from backchannel.oracle.model import Finding
 from backchannel.oracle.registry import check
 from backchannel.recordings.model import Recording
@@ -27,8 +28,12 @@ def judge(rec: Recording) -> Iterator[Finding]:
     every roots list the client gave: the filesystem root `/`, the lab's whole HOME, or a folder outside the
     configured ones WARNs with the list as evidence, for a person to judge (the client may have asked its user, or
     its user may have configured more than the lab knows: never a FAIL). All inside: PASS. No file:// root given:
-    SKIP; a run that recorded no configured folders: SKIP (nothing to compare with)."""
+    SKIP; a run that recorded no configured folders: SKIP (nothing to compare with); a host a person drove: SKIP
+    `by-hand` (its folders are the person's, not the lab's)."""
     found = [a for a in answers(rec) if a.roots]
+    if found and all(is_by_hand(a.run) for a in found):  # the person's own folders: the lab never configured them
+        yield unseen_by_lab(rec, found[0].run) or Finding.skipped(REASON, "by hand")
+        return
     problems: list[tuple[str, RootsAnswer]] = []
     judged = 0
     for answer in found:

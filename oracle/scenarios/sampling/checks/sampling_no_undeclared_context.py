@@ -31,7 +31,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
     reached the client's model is not seen, only what it returned). SKIP: `sampling.context` declared, or no answer.
     A second server's context cannot be staged through the one `{url}` the client is given: this server's own
     earlier result stands in for "context the client holds"."""
-    found = exercised(rec, CONTEXT_REQUEST_TOOL)
+    found = exercised(rec, CONTEXT_REQUEST_TOOL, wire_only=True)  # the wire alone: a run driven by hand is judged
     if isinstance(found, Finding):
         yield found
         return

@@ -27,7 +27,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
     a result (or no answer at all). SKIP: in 2026-07-28 (a round's `inputResponses` have no error slot, so how a
     client returns this error is unverified; plan_route sends tools there only to a client that declared them), in
     2025-06-18 (the fields do not exist in that era), and for a client that declared `sampling.tools`."""
-    found = exercised(rec, TOOLS_TOOL)
+    found = exercised(rec, TOOLS_TOOL, wire_only=True)  # the wire alone: a run driven by hand is judged
     if isinstance(found, Finding):
         yield found
         return

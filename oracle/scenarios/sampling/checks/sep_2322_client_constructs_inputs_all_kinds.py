@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from backchannel.oracle.by_hand import REASON, is_by_hand
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
 from backchannel.oracle.scenarios.elicitation_ui.facts import judged_runs, tool_of
@@ -41,7 +42,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
     arrived (a client that asked its user and then gave the call up was denied by the user: SKIP). SKIP: in the
     2025 eras (each request is a server request of its own; there is no round to answer whole), and when the
     client declared fewer than two of the three kinds (no mixed round was sent)."""
-    runs = judged_runs(rec)
+    runs = judged_runs(rec, by_hand=True)  # the wire alone (a host driven by hand giving a round up: below)
     if isinstance(runs, Finding):
         yield runs
         return
@@ -67,6 +68,11 @@ def _judged(rec: Recording, run: Run) -> Finding | None:
         retry = next((c for c in calls.values() if c.seq > m.seq), None)
         asked = _cite(m, f"one round asking {sorted(requests)} ({', '.join(kinds)})")
         if retry is None:
+            if is_by_hand(run):  # the person may have denied it in the host's own window, which the lab never saw
+                return Finding.skipped(
+                    REASON, "a host driven by hand gave the round up; whether its person denied it is not recorded",
+                    asked, run=run.id,
+                )  # fmt: skip
             denied = [s for s in screens_in(rec, run.id) if s.reason == "answered" and (s.t or 0) >= (m.t or 0)]
             if denied:  # the user was asked and the client gave the call up: the user's choice, not a broken round
                 return Finding.skipped(

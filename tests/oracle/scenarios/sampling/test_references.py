@@ -9,7 +9,10 @@ from backchannel.oracle import all_checks
 from backchannel.proxy.clients.toy_agent_sampling import SAMPLING_FLAWS
 from tests.oracle.reference import results, session_results
 
-CHECKS = {c.id for c in all_checks().values() if c.scenario == "sampling"}
+# the by-hand checks judge a person's answers: a build a command ran has no person, so they SKIP not-by-hand on every
+# one of these (their verdicts: checks/test_by_hand_*.py, on the sampling-by-hand-* references)
+BY_HAND = {c.id for c in all_checks().values() if c.scenario == "sampling" and c.id.startswith("by-hand-")}
+CHECKS = {c.id for c in all_checks().values() if c.scenario == "sampling"} - BY_HAND
 STATUS = {
     "sampling-human-in-the-loop": "WARN",
     "sampling-names-requesting-server": "WARN",
@@ -34,6 +37,7 @@ def test_every_flaw_names_a_check_of_the_scenario():
 @pytest.mark.parametrize("era", sorted(ERA_SKIPS))
 def test_the_careful_build_passes_every_check_its_era_can_judge(era):
     found = results(f"sampling-toy-careful{era}")
+    assert {(found.pop(c).status, c in BY_HAND) for c in list(found) if c.startswith("by-hand-")} == {("SKIP", True)}
     assert set(found) == CHECKS
     assert {c: r.reason for c, r in found.items() if r.status == "SKIP"} == ERA_SKIPS[era]
     assert {c for c, r in found.items() if r.status not in ("PASS", "SKIP")} == set()
@@ -56,6 +60,7 @@ def test_each_flawed_build_trips_exactly_its_own_check_in_the_era_that_shows_it(
 def test_a_driver_that_declares_no_sampling_gets_none_and_every_check_skips(name):
     found = results(name)
     assert {c: r.reason for c, r in found.items()} == {
+        **dict.fromkeys(BY_HAND, "not-by-hand"),
         "sampling-human-in-the-loop": "sampling-not-declared",
         "sampling-names-requesting-server": "not-shown",
         "sampling-tools-undeclared-error": "sampling-not-declared",
