@@ -19,13 +19,12 @@ from backchannel.addons.hold import HoldServer
 from backchannel.addons.recorder import Recorder
 from backchannel.addons.rewriter import Rewriter
 from backchannel.addons.router import Router
-from backchannel.addons.session import FlowState, Limits, Session
+from backchannel.addons.session import READY_MARKER, FlowState, Limits, Session
 from backchannel.addons.transforms import UPSTREAM_TIMEOUT, proxy_error
 from backchannel.addons.upstream_timeout import answer_as_upstream, chunk, cut_off, last_upstream_bytes
 from backchannel.recordings import redact
 from backchannel.recordings.errors import RecordingError
 
-READY_MARKER = "BACKCHANNEL-READY"
 DEFAULTS = Limits()
 
 

@@ -21,6 +21,9 @@ from backchannel.recordings.store import RecordingWriter
 from .plan import Mutation, Plan, PlanError, parse_plan
 
 RUN_PREFIX = re.compile(r"^/r/([A-Za-z0-9_-]{1,64})(/.*)?$")
+# the line the addon prints once mitmdump listens (entry.py), which the launcher waits for: here, not in entry.py, so
+# backchannel's own process knows it without importing mitmproxy
+READY_MARKER = "BACKCHANNEL-READY"
 
 
 MIB = 1024 * 1024

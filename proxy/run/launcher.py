@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from backchannel.addons import entry, stopping
-from backchannel.addons.session import Limits, limit_options, origin_of
+from backchannel.addons import stopping
+from backchannel.addons.session import READY_MARKER, Limits, limit_options, origin_of
 from backchannel.recordings import redact
 from backchannel.recordings.errors import UserError
 
-READY_MARKER = entry.READY_MARKER
+# mitmdump's script (`-s`), named, not imported: importing it would load mitmproxy here, where only mitmdump needs it
+ENTRY_SCRIPT = str(Path(stopping.__file__).with_name("entry.py"))
 START_TIMEOUT = 30.0
 
 
@@ -154,7 +155,7 @@ def mitmdump_argv(
         "--mode",
         f"reverse:{origin_of(upstream)}@127.0.0.1:{listen_port}",
         "-s",
-        entry.__file__,
+        ENTRY_SCRIPT,
         "--set",
         f"backchannel_recording={recording}",
         *extra,
