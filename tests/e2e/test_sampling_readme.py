@@ -33,7 +33,7 @@ def test_the_section_has_its_two_examples():
 def test_the_careful_build_example_runs_as_written_and_trips_nothing(tmp_path):
     done = _run(_examples()[0], tmp_path)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "34 results: 17 PASS, 0 FAIL, 0 WARN, 17 SKIP, 0 ERROR" in done.stdout
+    assert "36 results: 17 PASS, 0 FAIL, 0 WARN, 19 SKIP, 0 ERROR" in done.stdout
     assert re.search(r"sep-2322-client-constructs-inputs-all-kinds\s+│\s+PASS", done.stdout)
 
 
@@ -42,5 +42,5 @@ def test_the_undeclared_tools_example_fails_the_tools_check_alone(tmp_path):
     assert "--no-tty" in line and "--era 2025-11-25" in line
     done = _run(line, tmp_path)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "34 results: 15 PASS, 1 FAIL, 0 WARN, 18 SKIP, 0 ERROR" in done.stdout
+    assert "36 results: 15 PASS, 1 FAIL, 0 WARN, 20 SKIP, 0 ERROR" in done.stdout
     assert re.search(r"sampling-tools-undeclared-error\s+│\s+FAIL", done.stdout)

@@ -11,7 +11,9 @@ from tests.oracle.reference import recording, results
 
 # the by-hand checks judge a person's answers: a toy build has no person, so they SKIP not-by-hand on every build
 # (their verdicts are tested in checks/test_by_hand_*.py)
-BY_HAND = {c.id for c in all_checks().values() if c.id.startswith("by-hand-")}
+BY_HAND = {
+    c.id for c in all_checks().values() if c.id.startswith("by-hand-") and "elicitation-ui" in (c.scenario, *c.also)
+}
 CHECKS = {c.id for c in all_checks().values() if "elicitation-ui" in (c.scenario, *c.also)} - BY_HAND
 FLAWS = {
     "hide-url": ("elicitation-url-shown-before-consent", "FAIL"),

@@ -1,5 +1,5 @@
-"""by-hand-sampling-names-requesting-server: the person's answer decides (attested), only on runs the by-hand lab made; a SHOULD, so the answer that
-breaks it is WARN, never FAIL."""
+"""by-hand-sampling-names-requesting-server: the person's answer decides (attested), only on runs the by-hand lab made;
+a SHOULD, so the answer that breaks it is WARN, never FAIL."""
 
 from __future__ import annotations
 
