@@ -89,7 +89,11 @@ def run_guide(plan: ByHandPlan, options: GuideOptions, console: Console, ask: As
                 seen = lab.wait_for_call(step.tool, options.timeout)
                 if not seen.called:
                     say(f"No call of `{step.tool}` came in {options.timeout:g} s; the host sent: {seen_summary(seen)}.")
-                    say("This step's questions stay unanswered (their checks SKIP).")
+                    if step.questions:
+                        say("This step's questions stay unanswered (their checks SKIP).")
+                    continue
+                if not step.questions:  # nothing the wire cannot see: on to the next step
+                    say(f"Seen: the host called `{step.tool}`.")
                     continue
                 say(f"Seen: the host called `{step.tool}`. Answer when the app has shown what it shows.")
                 for question in step.questions:

@@ -1,8 +1,10 @@
-"""Which scenarios can be driven by hand, and how: the endpoint, the steps (a run each) and each step's questions.
+"""Which scenarios can be driven by hand, and how: the endpoint, the steps (a tool each, in a run) and each step's
+questions.
 
-A scenario is here when a person can make it happen from a host's chat (ask the assistant to call one tool) and
-when what a check needs from the client is either on the wire or answerable by the person watching. The others
-need a command backchannel runs itself (their runs replay, restart or time the client) and are refused at start.
+A scenario is here when a person can make it happen from a host's chat (ask the assistant to call its tools) and
+when what a check needs from the client is either on the wire or answerable by the person watching. The others are
+refused at start, each saying why (NOT_BY_HAND): a client contract backchannel must set up, runs that replay or
+count a client's answers run by run, a server scenario, or side servers not staged by hand yet.
 """
 
 from __future__ import annotations
@@ -155,7 +157,7 @@ PLANS: dict[str, Callable[[Era], ByHandPlan]] = {
 NOT_BY_HAND = {
     "conformance": "its client must follow the official suite's driver contract (environment backchannel sets)",
     "elicitation-sep1036-url-mode": "it is a server scenario: backchannel itself plays the client (give --server)",
-    "elicitation-url-mode": "its URL servers and held retries are timed against a command backchannel starts itself",
+    "elicitation-url-mode": "its two URL servers (which record every hit) are not staged by hand yet",
     "sdk-regressions": "its runs replay a client's earlier answers and count its retries, run by run",
     "default": "it is one benign call with nothing to ask a person; by hand, run mrtr-provenance (the default)",
 }

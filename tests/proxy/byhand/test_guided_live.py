@@ -374,3 +374,44 @@ def test_the_default_scenario_by_hand_asks_for_get_repo_status_and_judges_the_pe
     else:
         assert "elicitation/create" not in sent
     assert code == report["exit_code"] == (0 if named else 1)
+
+
+def test_sampling_by_hand_walks_five_steps_in_one_run_and_asks_about_summarize_notes_once_it_was_answered(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    session = Guided(tmp_path, port, "--scenario", "sampling")
+    try:
+        session.expect(r"Step 1 of 5: ask the assistant to call the tool `read_notes`\.")
+        host = subprocess.run(  # the toy sampling client calls every tool in order; its user says yes to each
+            [str(TOY_AGENT), "sampling", f"http://127.0.0.1:{port}/mcp"],
+            input="y\n" * 8,
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+            check=False,
+        )
+        session.expect(r"Seen: the host called `read_notes`\.$")
+        session.expect(r"Step 2 of 5: ask the assistant to call the tool `summarize_notes`\.")
+        named = session.expect(r"When the app showed the sampling request, did it name the server `([^`]+)`\? ")
+        assert f'"{named.group(1)}"' in host.stdout, host.stdout  # what the person read: the server's name
+        session.type("y")
+        session.expect(SCREENSHOT)
+        session.type("")
+        session.expect(r"let you deny it before anything was sent to the model\? \[y\]es/\[n\]o/\[\?\] not sure $")
+        session.type("n")
+        session.expect(SCREENSHOT)
+        session.type("")
+        for number, tool in ((3, "plan_route"), (4, "gather_context"), (5, "check_everything")):
+            session.expect(f"Step {number} of 5: ask the assistant to call the tool `{tool}`\\.")
+            session.expect(f"Seen: the host called `{tool}`\\.$")
+        code, report = session.finish()
+    finally:
+        session.close()
+    outcome = Outcome(session.text, host.stdout, code, report, session.recording)
+    assert [run.name for run in load(session.recording).runs] == ["contract"]  # five steps, one run
+    assert (outcome.result("by-hand-sampling-names-requesting-server")["status"], code) == ("PASS", 0)
+    deniable = outcome.result("by-hand-sampling-human-in-the-loop")
+    assert (deniable["status"], deniable["attested"]) == ("WARN", True)  # a SHOULD: the person's no is a warning
+    assert outcome.result("sampling-no-undeclared-context")["status"] == "PASS"  # the wire judges the same run
+    assert outcome.result("sampling-human-in-the-loop")["reason"] == "by-hand"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from backchannel.oracle.detectors.markers import DECOY_FILE
 from backchannel.oracle.scenarios.elicitation_ui import payloads
 from backchannel.oracle.scenarios.elicitation_ui.attested import NAMES_SERVER, NOTHING_OPENED, URL_SHOWN
-from backchannel.proxy.byhand.plans import PLANS, Era, NotByHand, elicitation_ui, mrtr_provenance, plan_for
+from backchannel.proxy.byhand.plans import NOT_BY_HAND, PLANS, Era, NotByHand, elicitation_ui, mrtr_provenance, plan_for
 from backchannel.proxy.scenarios.mrtr_provenance.runner import INPUT_KEY
 from backchannel.proxy.scenarios.registry import all_scenarios
 from backchannel.recordings.errors import UserError
@@ -65,3 +67,11 @@ def test_the_era_and_the_persons_answer_wait_reach_every_endpoint_of_the_plan(na
 def test_each_lab_gets_its_own_nonce_so_two_sessions_never_share_a_marker() -> None:
     assert elicitation_ui(Era()).endpoint.nonce != elicitation_ui(Era()).endpoint.nonce
     assert mrtr_provenance(Era()).server_name != mrtr_provenance(Era()).server_name
+
+
+def test_every_shipped_scenario_either_runs_by_hand_or_says_in_its_own_words_why_not() -> None:
+    assert set(all_scenarios()) <= set(PLANS) | set(NOT_BY_HAND)
+    assert not set(PLANS) & set(NOT_BY_HAND)
+    for name, why in NOT_BY_HAND.items():
+        with pytest.raises(NotByHand, match=re.escape(why)):
+            plan_for(name)
