@@ -8,8 +8,8 @@ the server side, never by the host.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from urllib.parse import urlsplit
@@ -18,8 +18,22 @@ from backchannel.oracle.by_hand import BY_HAND_FACT
 from backchannel.proxy.byhand.front import Front
 from backchannel.proxy.byhand.plans import ByHandPlan, Step
 from backchannel.proxy.run.capture import Capture, RunHandle
-from backchannel.recordings.rows import AttestationRow
-from backchannel.recordings.shapes import Fact
+from backchannel.proxy.run.url_servers import UrlServer
+from backchannel.recordings.rows import AttestationRow, UrlHitRow
+from backchannel.recordings.shapes import Fact, UrlServers
+
+
+class _Hits:
+    """Where the side servers' hits go: the recording's writer once the lab has one (hits before it are dropped: no
+    host can know a URL before the lab has printed its own)."""
+
+    def __init__(self) -> None:
+        self.target: Callable[[UrlHitRow], None] | None = None
+
+    def __call__(self, row: UrlHitRow) -> None:
+        target = self.target
+        if target is not None:
+            target(row)
 
 
 @dataclass(frozen=True)
@@ -33,24 +47,54 @@ class Seen:
 class ByHandLab:
     def __init__(self, plan: ByHandPlan, out: Path, *, port: int = 0) -> None:
         self.plan = plan
+        self.out = out
         self.capture = Capture(out, endpoint=plan.endpoint, nonce=plan.endpoint.nonce, scenario=plan.scenario)
         self.port = port
         self.front: Front | None = None
         self.run: RunHandle | None = None
         self._run_name: str | None = None
+        self._hits = _Hits()
+        self._servers: list[UrlServer] = []
+        self._side_facts: dict[str, Fact] = {}
+
+    def _start_side_servers(self) -> None:
+        """The plan's URL servers, before the endpoint: their URLs are its params (and every run's facts)."""
+        if not self.plan.url_servers or self.plan.side_params is None:
+            return
+        self._servers = [UrlServer(name, self._hits) for name in self.plan.url_servers]
+        params = self.plan.side_params({server.name: server.url("") for server in self._servers})
+        endpoint = replace(self.plan.endpoint, params=params)
+        self.capture = Capture(self.out, endpoint=endpoint, nonce=endpoint.nonce, scenario=self.plan.scenario)
+        self._side_facts = {**params, **({"hold_ms": self.plan.hold_ms} if self.plan.hold_ms is not None else {})}
 
     def __enter__(self) -> ByHandLab:
-        self.capture.__enter__()
         try:
+            self._start_side_servers()
+            self.capture.__enter__()
+        except BaseException:
+            self._stop_side_servers()
+            raise
+        try:
+            if self._servers:
+                self.capture.set_meta(UrlServers(ports={server.name: server.port for server in self._servers}))
+                assert self.capture.writer is not None
+                self._hits.target = self.capture.writer.insert
             assert self.capture.proxy is not None
             base = urlsplit(self.capture.proxy.base_url)
             self.advance(self.plan.steps[0])  # the host's first requests (initialize, tools/list) land in step 1's run
             self.front = Front(base.hostname or "127.0.0.1", base.port or 80, self._current_path, self.port)
             self.front.start()
         except BaseException as exc:
-            self.capture.__exit__(type(exc), exc, exc.__traceback__)
+            try:
+                self.capture.__exit__(type(exc), exc, exc.__traceback__)
+            finally:
+                self._stop_side_servers()
             raise
         return self
+
+    def _stop_side_servers(self) -> None:
+        for server in self._servers:
+            server.stop()
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         try:
@@ -59,7 +103,11 @@ class ByHandLab:
             if self.run is not None and exc is None:
                 self.capture.end_run(self.run, outcome="ended")
         finally:
-            self.capture.__exit__(kind, exc, tb)
+            try:
+                self._hits.target = None  # a late hit after the recording closes is not kept
+                self.capture.__exit__(kind, exc, tb)
+            finally:
+                self._stop_side_servers()
 
     @property
     def url(self) -> str:
@@ -79,9 +127,11 @@ class ByHandLab:
         if self.run is not None:
             self.capture.end_run(self.run, outcome="ended")
         upstream = None if step.upstream is None else self.capture.start_endpoint(step.upstream).url
-        facts: dict[str, Fact] = {**step.facts, BY_HAND_FACT: True}
+        facts: dict[str, Fact] = {**self._side_facts, **step.facts, BY_HAND_FACT: True}
         scenario = self.plan.scenario
         self.run = self.capture.new_run(step.run, step.plan, scenario=scenario, facts=facts, upstream=upstream)
+        for server in self._servers:  # its hits are the new run's from now on
+            server.run_id = self.run.id
         return self.run
 
     def wait_for_call(self, tool: str, timeout: float) -> Seen:

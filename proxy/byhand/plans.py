@@ -4,14 +4,14 @@ questions.
 A scenario is here when a person can make it happen from a host's chat (ask the assistant to call its tools) and
 when what a check needs from the client is either on the wire or answerable by the person watching. The others are
 refused at start, each saying why (NOT_BY_HAND): a client contract backchannel must set up, runs that replay or
-count a client's answers run by run, a server scenario, or side servers not staged by hand yet.
+count a client's answers run by run, a server scenario.
 """
 
 from __future__ import annotations
 
 import secrets
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,8 @@ from backchannel.oracle.scenarios.sampling import payloads as sampling_payloads
 from backchannel.proxy.byhand.questions import Question
 from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.scenarios.elicitation_ui.endpoint import TOOLS as UI_TOOLS
+from backchannel.proxy.scenarios.elicitation_url_mode.endpoint import TOOLS as URL_MODE_TOOLS
+from backchannel.proxy.scenarios.elicitation_url_mode.runner import DEFAULT_HOLD_MS as URL_MODE_HOLD_MS
 from backchannel.proxy.scenarios.mrtr_provenance.endpoint import TOOLS as MRTR_TOOLS
 from backchannel.proxy.scenarios.mrtr_provenance.endpoint import probe_tools
 from backchannel.proxy.scenarios.mrtr_provenance.runner import INPUT_KEY, probe_message, probe_plan
@@ -64,11 +66,19 @@ class Era:
     answer_timeout_s: float = 300.0
 
 
+# the side servers a plan needs, started by the lab before its endpoint (their URLs are the endpoint's params):
+# given each server's base URL by name, the endpoint's params (also every run's facts)
+SideParams = Callable[[Mapping[str, str]], dict[str, str]]
+
+
 @dataclass(frozen=True)
 class ByHandPlan:
     scenario: str
     endpoint: EndpointConfig
     steps: tuple[Step, ...]
+    url_servers: tuple[str, ...] = ()  # names of URL servers recording every hit (proxy/run/url_servers.py)
+    side_params: SideParams | None = None
+    hold_ms: int | None = None  # the scenario's held replies (a run fact its checks read)
 
     @property
     def server_name(self) -> str:
@@ -133,6 +143,27 @@ def sampling(era: Era) -> ByHandPlan:
     return ByHandPlan("sampling", endpoint, steps)
 
 
+def elicitation_url_mode(era: Era) -> ByHandPlan:
+    """The scenario's seven tools in its order, one step each, in its one `contract` run, with its two URL servers
+    (declined, accepted) recording every hit. Nothing to ask the person: the wire and the URL servers judge it, and
+    the check that reads what the client showed SKIPs by-hand."""
+    endpoint = EndpointConfig(tools=URL_MODE_TOOLS, era=era.era, answer_timeout_s=era.answer_timeout_s)
+    steps = tuple(Step("contract", tool.name, ()) for tool in URL_MODE_TOOLS)
+
+    def params(base: Mapping[str, str]) -> dict[str, str]:
+        declined, accepted = base["declined"], base["accepted"]
+        return {
+            "url_declined": f"{declined}/link/round-1",
+            "url_declined_base": declined,
+            "url_base": accepted,
+            "hold_ms": str(URL_MODE_HOLD_MS),
+        }
+
+    return ByHandPlan(
+        "elicitation-url-mode", endpoint, steps, ("declined", "accepted"), params, hold_ms=URL_MODE_HOLD_MS
+    )
+
+
 def roots(era: Era) -> ByHandPlan:
     """list_roots twice: as the host is configured (`contract`), then from an endpoint that asks for roots even of a
     host that declared none (`undeclared`), as the scenario's runner does. The wire judges both; which folders the
@@ -147,6 +178,7 @@ def roots(era: Era) -> ByHandPlan:
 
 PLANS: dict[str, Callable[[Era], ByHandPlan]] = {
     "elicitation-ui": elicitation_ui,
+    "elicitation-url-mode": elicitation_url_mode,
     "mrtr-provenance": mrtr_provenance,
     "roots": roots,
     "sampling": sampling,
@@ -157,7 +189,6 @@ PLANS: dict[str, Callable[[Era], ByHandPlan]] = {
 NOT_BY_HAND = {
     "conformance": "its client must follow the official suite's driver contract (environment backchannel sets)",
     "elicitation-sep1036-url-mode": "it is a server scenario: backchannel itself plays the client (give --server)",
-    "elicitation-url-mode": "its two URL servers (which record every hit) are not staged by hand yet",
     "sdk-regressions": "its runs replay a client's earlier answers and count its retries, run by run",
     "default": "it is one benign call with nothing to ask a person; by hand, run mrtr-provenance (the default)",
 }

@@ -55,6 +55,7 @@ def statuses(path: Path) -> dict[tuple[str, str | None], tuple[str, str | None]]
         ("mrtr-provenance-toy-flawed.sqlite", PROBE_CLIENT_SIDE),
         ("sampling-toy-careful.sqlite", ("sampling-human-in-the-loop", "sampling-names-requesting-server")),
         ("roots-toy-careful.sqlite", ("roots-within-configured",)),
+        ("elicitation-url-mode-py-sdk-2025-11-25.sqlite", ("sep-1036-client-url-required-urls-shown",)),
     ],
 )
 def test_checks_that_read_the_clients_side_skip_a_run_driven_by_hand_and_the_wire_checks_do_not_change(

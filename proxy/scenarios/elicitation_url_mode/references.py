@@ -110,4 +110,17 @@ REFERENCES = (
     ),
     # the shipped coding agents (check --agent), each against the lab's scripted model
     *coding_agents(),
+    # check --by-hand, scripted: the Python SDK contract driver as the host (its seven calls one step each, the two URL
+    # servers up); nothing to ask the person: the wire and the URL servers judge it
+    *(
+        Reference(
+            f"by-hand-py-sdk{'' if era == 'auto' else '-' + era}",
+            py_sdk,
+            False,
+            f"check --by-hand, scripted: the Python SDK contract driver as the host, check --era {era}",
+            era=era,
+            by_hand=(),
+        )
+        for era in ("auto", "2025-11-25")
+    ),
 )

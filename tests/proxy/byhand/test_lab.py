@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from backchannel.proxy.byhand.lab import ByHandLab, Seen, seen_summary
-from backchannel.proxy.byhand.plans import ByHandPlan, Era, Step, elicitation_ui
+from backchannel.proxy.byhand.plans import ByHandPlan, Era, Step, elicitation_ui, plan_for
 from backchannel.recordings import load
 
 pytestmark = pytest.mark.live
@@ -112,3 +112,28 @@ def test_a_step_of_the_run_already_current_goes_on_in_it_and_a_new_run_name_star
         assert lab.advance(steps[1]) is first  # the same run: a scenario whose one run calls several tools
         assert lab.advance(steps[2]) is not first
     assert [run.name for run in load(tmp_path / "rec.sqlite").runs] == ["contract", "other"]
+
+
+def test_a_plans_url_servers_run_with_the_lab_and_record_each_hit_in_the_run_current_when_it_came(
+    tmp_path: Path,
+) -> None:
+    plan = plan_for("elicitation-url-mode", Era())
+    with ByHandLab(plan, tmp_path / "rec.sqlite") as lab:
+        run = lab.run
+        assert run is not None
+        base = {name: f"http://127.0.0.1:{port}" for name, port in _ports(lab).items()}
+        assert set(base) == {"declined", "accepted"}
+        assert httpx.get(f"{base['accepted']}/landing", timeout=WAIT_S).status_code == 200
+        url = lab.url
+    rec = load(tmp_path / "rec.sqlite")
+    [hit] = rec.url_hits
+    assert (hit.run_id, hit.server, hit.path) == (run.id, "accepted", "/landing")
+    [made] = rec.runs
+    assert made.detail.facts["url_base"] == base["accepted"] and made.detail.facts["hold_ms"] == plan.hold_ms
+    for address in (*base.values(), url):  # the servers and the stable URL end with the lab
+        with pytest.raises(httpx.TransportError):
+            httpx.get(address, timeout=2.0)
+
+
+def _ports(lab: ByHandLab) -> dict[str, int]:
+    return {server.name: server.port for server in lab._servers}

@@ -28,7 +28,7 @@ def test_a_scenario_that_needs_a_command_is_refused_with_the_ones_that_can_run_b
         plan_for(refused)
     message = str(caught.value)
     assert repr(refused) in message and "--client" in message
-    assert "By hand: elicitation-ui, mrtr-provenance, roots, sampling" in message
+    assert "By hand: elicitation-ui, elicitation-url-mode, mrtr-provenance, roots, sampling" in message
     assert isinstance(caught.value, UserError)  # the CLI shows it as a usage error, not a traceback
 
 

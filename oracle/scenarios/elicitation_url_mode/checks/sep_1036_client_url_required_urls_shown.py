@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from backchannel.oracle.by_hand import unseen_by_lab
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.registry import check
 from backchannel.oracle.terminal import first_sighting
@@ -31,12 +32,17 @@ def judge(rec: Recording) -> Iterator[Finding]:
     call, or opened the URL (an opener stand-in's call). A fetch of the URL by the client itself is no consent but a
     prefetch, judged by sep-1036-client-no-url-prefetch. Never shown and never acted on: WARN (no consent happened,
     a person judges); shown within 0.25 s after the act: WARN (too close to order). Era: 2025-11-25 only
-    (2026-07-28 removed -32042: SKIP removed-in-2026; 2025-06-18 has no URL mode: SKIP no-url-mode)."""
+    (2026-07-28 removed -32042: SKIP removed-in-2026; 2025-06-18 has no URL mode: SKIP no-url-mode). A host a person
+    drove: SKIP by-hand (its screen is not recorded)."""
     found = exercised_required(rec)
     if isinstance(found, Finding):
         yield found
         return
     run, error = found
+    driven = unseen_by_lab(rec, run)  # a host a person drove: what it showed is not recorded
+    if driven is not None:
+        yield driven
+        return
     urls = required_urls(error)
     cited = Evidence(kind="message", run=run.id, seq=error.seq, note="-32042")
     if not urls:
