@@ -27,12 +27,14 @@ from backchannel.oracle.scenarios.sampling import attested as sampling_asked
 from backchannel.oracle.scenarios.sampling import payloads as sampling_payloads
 from backchannel.proxy.byhand.questions import Question
 from backchannel.proxy.endpoint.tools import EndpointConfig
+from backchannel.proxy.scenarios.base import Scenario
 from backchannel.proxy.scenarios.elicitation_ui.endpoint import TOOLS as UI_TOOLS
 from backchannel.proxy.scenarios.elicitation_url_mode.endpoint import TOOLS as URL_MODE_TOOLS
 from backchannel.proxy.scenarios.elicitation_url_mode.runner import DEFAULT_HOLD_MS as URL_MODE_HOLD_MS
 from backchannel.proxy.scenarios.mrtr_provenance.endpoint import TOOLS as MRTR_TOOLS
 from backchannel.proxy.scenarios.mrtr_provenance.endpoint import probe_tools
 from backchannel.proxy.scenarios.mrtr_provenance.runner import INPUT_KEY, probe_message, probe_plan
+from backchannel.proxy.scenarios.registry import all_scenarios
 from backchannel.proxy.scenarios.roots.endpoint import TOOLS as ROOTS_TOOLS
 from backchannel.proxy.scenarios.roots.endpoint import listen as roots_listen
 from backchannel.proxy.scenarios.sampling.endpoint import TOOLS as SAMPLING_TOOLS
@@ -190,17 +192,37 @@ NOT_BY_HAND = {
     "conformance": "its client must follow the official suite's driver contract (environment backchannel sets)",
     "elicitation-sep1036-url-mode": "it is a server scenario: backchannel itself plays the client (give --server)",
     "sdk-regressions": "its runs replay a client's earlier answers and count its retries, run by run",
-    "default": "it is one benign call with nothing to ask a person; by hand, run mrtr-provenance (the default)",
 }
+
+
+def run_once(scenario: Scenario, era: Era) -> ByHandPlan:
+    """A scenario with no runner of its own (run once against its tools: `default`, a scenario recipe): each of its
+    tools a step, in its one run `run`, as its runner would make it; nothing to ask, the wire judges it."""
+    endpoint = EndpointConfig(tools=scenario.tools, era=era.era, answer_timeout_s=era.answer_timeout_s)
+    return ByHandPlan(scenario.name, endpoint, tuple(Step("run", tool.name, ()) for tool in scenario.tools))
 
 
 def plan_for(scenario: str, era: Era | None = None) -> ByHandPlan:
     """The scenario's by-hand plan, or NotByHand saying why not."""
     make = PLANS.get(scenario)
+    declared = all_scenarios().get(scenario)
+    if make is None and declared is not None and declared.runner is None and declared.side == "client":
+        if declared.tools and not declared.needs_client:
+            return run_once(declared, era or Era())
     if make is None:
         why = NOT_BY_HAND.get(scenario, "its runs need a command backchannel starts itself")
         raise NotByHand(
             f"scenario {scenario!r} cannot be run by hand: {why}; give it --client or --target."
-            f" By hand: {', '.join(sorted(PLANS))}"
+            f" By hand: {', '.join(by_hand_names())}"
         )
     return make(era or Era())
+
+
+def by_hand_names() -> list[str]:
+    """Every scenario that runs by hand: those with a plan here, and those run once against their tools."""
+    once = [
+        name
+        for name, found in all_scenarios().items()
+        if found.runner is None and found.side == "client" and found.tools and not found.needs_client
+    ]
+    return sorted({*PLANS, *once})

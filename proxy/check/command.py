@@ -181,9 +181,9 @@ def check(
             "--by-hand",
             help="Check a host a person drives (an IDE or desktop app): the scenario as a lab on one stable URL on"
             " 127.0.0.1, paste-ready configurations, and a guided session whose answers are kept as attested evidence"
-            " (scenarios: elicitation-ui, elicitation-url-mode, mrtr-provenance, roots, sampling). --timeout is each"
-            " step's wait for the"
-            " host's call (and a 2025 host's answer); --era pins the era the lab speaks.",
+            " (scenarios: default, elicitation-ui, elicitation-url-mode, mrtr-provenance, roots, sampling)."
+            " --timeout is each step's wait for the host's call (and a 2025 host's answer); --era pins the era the"
+            " lab speaks.",
         ),
     ] = False,
     port: Annotated[

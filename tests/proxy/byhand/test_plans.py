@@ -9,7 +9,16 @@ import pytest
 from backchannel.oracle.detectors.markers import DECOY_FILE
 from backchannel.oracle.scenarios.elicitation_ui import payloads
 from backchannel.oracle.scenarios.elicitation_ui.attested import NAMES_SERVER, NOTHING_OPENED, URL_SHOWN
-from backchannel.proxy.byhand.plans import NOT_BY_HAND, PLANS, Era, NotByHand, elicitation_ui, mrtr_provenance, plan_for
+from backchannel.proxy.byhand.plans import (
+    NOT_BY_HAND,
+    PLANS,
+    Era,
+    NotByHand,
+    by_hand_names,
+    elicitation_ui,
+    mrtr_provenance,
+    plan_for,
+)
 from backchannel.proxy.scenarios.mrtr_provenance.runner import INPUT_KEY
 from backchannel.proxy.scenarios.registry import all_scenarios
 from backchannel.recordings.errors import UserError
@@ -28,7 +37,7 @@ def test_a_scenario_that_needs_a_command_is_refused_with_the_ones_that_can_run_b
         plan_for(refused)
     message = str(caught.value)
     assert repr(refused) in message and "--client" in message
-    assert "By hand: elicitation-ui, elicitation-url-mode, mrtr-provenance, roots, sampling" in message
+    assert "By hand: default, elicitation-ui, elicitation-url-mode, mrtr-provenance, roots, sampling" in message
     assert isinstance(caught.value, UserError)  # the CLI shows it as a usage error, not a traceback
 
 
@@ -70,8 +79,14 @@ def test_each_lab_gets_its_own_nonce_so_two_sessions_never_share_a_marker() -> N
 
 
 def test_every_shipped_scenario_either_runs_by_hand_or_says_in_its_own_words_why_not() -> None:
-    assert set(all_scenarios()) <= set(PLANS) | set(NOT_BY_HAND)
+    assert set(all_scenarios()) <= set(by_hand_names()) | set(NOT_BY_HAND)
     assert not set(PLANS) & set(NOT_BY_HAND)
     for name, why in NOT_BY_HAND.items():
         with pytest.raises(NotByHand, match=re.escape(why)):
             plan_for(name)
+
+
+def test_a_scenario_run_once_against_its_tools_runs_by_hand_one_step_per_tool_in_its_one_run() -> None:
+    plan = plan_for("default", Era("2025-11-25"))
+    assert [(step.run, step.tool, step.questions) for step in plan.steps] == [("run", "get_repo_status", ())]
+    assert plan.endpoint.era == "2025-11-25" and "default" in by_hand_names() and "default" not in PLANS

@@ -46,3 +46,15 @@ def test_a_host_that_never_calls_the_steps_tool_stops_the_session_with_why(tmp_p
     host = ScriptedHost([*TOY, "version"], answers=("y",), timeout=1.0)
     with pytest.raises(ScriptedHostError, match="step 1: the host never called get_repo_status"):
         play(plan_for("mrtr-provenance", Era()), tmp_path / "r.sqlite", host)
+
+
+def test_the_default_scenario_by_hand_records_the_hosts_call_in_its_one_run_for_the_wire_to_judge(
+    tmp_path: Path,
+) -> None:
+    host = ScriptedHost([*TOY, "--fix", "provenance", "mcp", "call", "{url}", "get_repo_status"], answers=())
+    rec = load(play(plan_for("default", Era()), tmp_path / "r.sqlite", host))
+    [run] = rec.runs
+    assert run.name == "run" and run.detail.facts.get("by_hand") is True
+    assert any(m.method == "tools/call" for m in rec.messages_in(run.id))
+    judged = {r.id: r.status for r in judge(rec).results}
+    assert judged["session-client-wire-schema-valid"] == "PASS"
