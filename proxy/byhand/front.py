@@ -10,6 +10,7 @@ connection happened to start in. Bodies are bounded; chunked request bodies are 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ MAX_HEAD = 64 * 1024
 MAX_BODY = 16 * 1024 * 1024
 HEAD_TIMEOUT_S = 30.0  # a client that opens a connection and sends no request head is dropped
 READY_TIMEOUT_S = 10.0
+CLOSE_TIMEOUT_S = 2.0  # a socket that does not finish closing is left to the loop's end
 
 
 class FrontError(OSError):
@@ -110,11 +112,16 @@ class Front:
     def stop(self) -> None:
         async def close() -> None:
             if self._server is not None:
-                self._server.close()
-                await self._server.wait_closed()
-            for task in asyncio.all_tasks():
-                if task is not asyncio.current_task():
-                    task.cancel()
+                self._server.close()  # no new connections
+            running = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+            for task in running:
+                task.cancel()
+            # each cancelled connection (a host's SSE stream held open, say) closes its sockets in its own `finally`:
+            # let it finish, so no stream is left half-closed for the garbage collector to warn about
+            await asyncio.gather(*running, return_exceptions=True)
+            if self._server is not None:  # since 3.12 this waits for every connection, hence after the cancels
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._server.wait_closed(), CLOSE_TIMEOUT_S)
 
         if self._thread.is_alive():
             asyncio.run_coroutine_threadsafe(close(), self._loop).result(READY_TIMEOUT_S)
@@ -128,7 +135,7 @@ class Front:
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
             pass  # the client or the proxy went away: nothing to answer to
         finally:
-            writer.close()
+            await _closed(writer)
 
     async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT_S)
@@ -150,4 +157,11 @@ class Front:
                 writer.write(chunk)
                 await writer.drain()
         finally:
-            up_writer.close()
+            await _closed(up_writer)
+
+
+async def _closed(writer: asyncio.StreamWriter) -> None:
+    """Close a stream and wait (bounded) until its socket is gone, even while its task is being cancelled."""
+    writer.close()
+    with contextlib.suppress(Exception, asyncio.CancelledError):
+        await asyncio.wait_for(writer.wait_closed(), CLOSE_TIMEOUT_S)

@@ -3,9 +3,11 @@ arrives, anything else is refused before it reaches the proxy, and a port that i
 
 from __future__ import annotations
 
+import gc
 import http.server
 import socket
 import threading
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -155,3 +157,45 @@ def test_after_stop_the_port_no_longer_answers(upstream: Upstream, current: Curr
     running.stop()
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=WAIT_S).close()
+
+
+def test_stopping_with_a_stream_still_open_closes_both_of_its_sockets_before_the_loop_is_gone(
+    current: Current,
+) -> None:
+    """A host may hold an SSE stream open when the lab ends: the front cancels it and waits for both sides of the
+    connection to close, so nothing is left for the garbage collector to warn about (a warning that would fail
+    whichever test ran next)."""
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    accepted: list[socket.socket] = []
+    arrived = threading.Event()
+
+    def hold_open() -> None:  # an upstream that answers with a stream head and then sends nothing
+        conn, _ = held.accept()
+        accepted.append(conn)
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+        arrived.set()
+
+    thread = threading.Thread(target=hold_open, daemon=True)
+    thread.start()
+    running = Front("127.0.0.1", held.getsockname()[1], current)
+    running.start()
+    host = socket.create_connection(("127.0.0.1", running.port), timeout=WAIT_S)
+    try:
+        host.sendall(b"GET /mcp HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        assert arrived.wait(WAIT_S)
+        assert host.recv(65536).startswith(b"HTTP/1.1 200 OK")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            running.stop()
+            gc.collect()
+        assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+        assert host.recv(65536) == b""  # the front closed the host's side too
+    finally:
+        host.close()
+        for conn in accepted:
+            conn.close()
+        held.close()
+        thread.join(WAIT_S)
