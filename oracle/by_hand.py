@@ -38,8 +38,11 @@ def by_hand_runs(rec: Recording, names: tuple[str, ...] | None = None) -> list[R
 def unseen_by_lab(rec: Recording, run: Run | None = None) -> Finding | None:
     """SKIP `by-hand` when the run (or, none given, the recording) was driven by hand; None when the lab saw it."""
     driven = is_by_hand(run) if run is not None else bool(by_hand_runs(rec))
-    if not driven:
-        return None
+    return skipped_by_hand(run) if driven else None
+
+
+def skipped_by_hand(run: Run | None = None) -> Finding:
+    """The SKIP a check gives for a run a person drove (of `run`, when it names one)."""
     return Finding.skipped(
         REASON,
         "a host driven by hand: its screen, terminal, files and browser are not recorded, so this check has nothing"

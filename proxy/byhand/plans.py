@@ -206,9 +206,8 @@ def plan_for(scenario: str, era: Era | None = None) -> ByHandPlan:
     """The scenario's by-hand plan, or NotByHand saying why not."""
     make = PLANS.get(scenario)
     declared = all_scenarios().get(scenario)
-    if make is None and declared is not None and declared.runner is None and declared.side == "client":
-        if declared.tools and not declared.needs_client:
-            return run_once(declared, era or Era())
+    if make is None and declared is not None and _runs_once(declared):
+        return run_once(declared, era or Era())
     if make is None:
         why = NOT_BY_HAND.get(scenario, "its runs need a command backchannel starts itself")
         raise NotByHand(
@@ -220,9 +219,9 @@ def plan_for(scenario: str, era: Era | None = None) -> ByHandPlan:
 
 def by_hand_names() -> list[str]:
     """Every scenario that runs by hand: those with a plan here, and those run once against their tools."""
-    once = [
-        name
-        for name, found in all_scenarios().items()
-        if found.runner is None and found.side == "client" and found.tools and not found.needs_client
-    ]
-    return sorted({*PLANS, *once})
+    return sorted({*PLANS, *(name for name, found in all_scenarios().items() if _runs_once(found))})
+
+
+def _runs_once(scenario: Scenario) -> bool:
+    """A client scenario with no runner of its own, run once against its tools by any client (no contract)."""
+    return scenario.runner is None and scenario.side == "client" and bool(scenario.tools) and not scenario.needs_client

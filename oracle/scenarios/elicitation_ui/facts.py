@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from backchannel.oracle import harness
-from backchannel.oracle.by_hand import is_by_hand, unseen_by_lab
+from backchannel.oracle.by_hand import is_by_hand, skipped_by_hand
 from backchannel.oracle.model import Evidence, Finding
 from backchannel.oracle.session.facts import session_of
 from backchannel.oracle.terminal import (
@@ -160,7 +160,7 @@ def judged_runs(rec: Recording, *, by_hand: bool = False) -> list[Run] | Finding
         return problem
     runs = client_runs(rec)
     if not by_hand and runs and all(is_by_hand(run) for run in runs):  # nothing the host showed was recorded
-        return unseen_by_lab(rec, runs[-1]) or Finding.errored("incomplete-recording", "no client run")
+        return skipped_by_hand(runs[-1])
     return runs or Finding.errored("incomplete-recording", "the recording has no client run")
 
 

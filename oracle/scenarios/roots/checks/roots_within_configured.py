@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
-from backchannel.oracle.by_hand import REASON, is_by_hand, unseen_by_lab
+from backchannel.oracle.by_hand import is_by_hand, skipped_by_hand
 from backchannel.oracle.model import Finding
 from backchannel.oracle.registry import check
 from backchannel.recordings.model import Recording
@@ -32,7 +32,7 @@ def judge(rec: Recording) -> Iterator[Finding]:
     `by-hand` (its folders are the person's, not the lab's)."""
     found = [a for a in answers(rec) if a.roots]
     if found and all(is_by_hand(a.run) for a in found):  # the person's own folders: the lab never configured them
-        yield unseen_by_lab(rec, found[0].run) or Finding.skipped(REASON, "by hand")
+        yield skipped_by_hand(found[0].run)
         return
     problems: list[tuple[str, RootsAnswer]] = []
     judged = 0
