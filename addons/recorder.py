@@ -212,27 +212,32 @@ class Recorder:
             return  # a message counts once the client got all of it
         text = item.client_data if item.changed else item.data  # item.data is always the upstream's payload
         upstream_data = item.data if item.changed else None
-        messages, anomalies = parse_text(text or "")
         mutation = _last_result_mutation(state) if item.changed else None
         if item.made_by is not None:
             mutation = item.made_by  # e.g. a progress notification the proxy made while holding
-        t = time.time()
-        for message in messages:
-            if message.kind in ("response", "error") and message.jsonrpc_id is not None:
-                state.saw_final_response = True
-            self._message(
-                state.run_id,
-                flow.id,
-                "to-client",
-                message,
-                None if _is_batch(anomalies) else text,
-                upstream_data,
-                mutation,
-                idx,
-                t,
-                _method_of(state.request),
-            )
-        self._anomalies(flow.id, state.run_id, anomalies, f"SSE event {idx}", t)
+        run_id, flow_id, answers, t = state.run_id, flow.id, _method_of(state.request), time.time()
+
+        def messages() -> None:  # on the writer thread: the event's data parsed off the stream's path (issue 26)
+            parsed, anomalies = parse_text(text or "")
+            for message in parsed:
+                if message.kind in ("response", "error") and message.jsonrpc_id is not None:
+                    # read by the idle timer only after a whole quiet spell, which this event's bytes restarted
+                    state.saw_final_response = True
+                self._message(
+                    run_id,
+                    flow_id,
+                    "to-client",
+                    message,
+                    None if _is_batch(anomalies) else text,
+                    upstream_data,
+                    mutation,
+                    idx,
+                    t,
+                    answers,
+                )
+            self._anomalies(flow_id, run_id, anomalies, f"SSE event {idx}", t)
+
+        self.writer.later(messages)
 
     def response(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)
@@ -336,14 +341,15 @@ class Recorder:
             ),
         )
         expects_response = isinstance(state.request, dict) and "id" in state.request
-        if expects_response and not state.saw_final_response and flow.error is None:
-            self.session.anomaly(
-                flow.id,
-                state.run_id,
-                "sse-without-response",
-                "SSE stream ended without a JSON-RPC response to the request",
-                time.time(),
-            )
+        if expects_response and flow.error is None:
+            flow_id, run_id, t = flow.id, state.run_id, time.time()
+
+            def unanswered() -> None:  # on the writer thread, after the events' messages were parsed there
+                if not state.saw_final_response:
+                    detail = "SSE stream ended without a JSON-RPC response to the request"
+                    self.session.anomaly(flow_id, run_id, "sse-without-response", detail, t)
+
+            self.writer.later(unanswered)
 
     def error(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)

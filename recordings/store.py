@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-import queue
 import sqlite3
 import sys
 import threading
-import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,8 +20,8 @@ from .meta import MetaValue, RecordingInfo
 from .migrations import FORMAT_MARKER, MIGRATION_SET
 from .rows import AnomalyRow, ExchangeOutcome, ExchangeRequest, Row, RunChange
 
-BATCH_ROWS = 50
-BATCH_SECONDS = 0.05
+BATCH_SECONDS = 0.05  # the longest a queued row waits for its commit (what a kill -9 can lose, as before)
+BACKLOG = 2000  # queued items that wake the writer before its batch time is up (bounds the memory of a burst)
 _STOP = object()
 _FLUSH = "flush"
 _GROUP = "group"
@@ -99,17 +98,23 @@ def upgrade(path: str | Path) -> list[str]:
 
 
 class RecordingWriter:
-    """A single writer thread fed by a queue; commits every BATCH_ROWS rows or BATCH_SECONDS, whichever first.
+    """A single writer thread on its own clock: it sleeps until the first item after a quiet spell, lets the batch
+    fill for BATCH_SECONDS, then writes everything queued in one transaction.
 
-    Hooks hand it typed rows (recordings/rows.py) and never wait on SQLite. If a write fails the writer stops and
-    every later call raises, because traffic recorded nowhere is worse than a visible crash. Rows (and meta values)
-    are serialised on the writer thread with `redactor` in force: this recording's policy and tally, no one else's.
+    Hooks hand it typed rows (recordings/rows.py) and never wait on SQLite, nor wake a thread per row: waking it per
+    exchange cost the proxy two thread switches and a GIL hand-over on the request's path (issue 26). If a write fails
+    the writer stops and every later call raises, because traffic recorded nowhere is worse than a visible crash.
+    Rows (and meta values) are serialised on the writer thread with `redactor` in force: this recording's policy and
+    tally, no one else's.
     """
 
     def __init__(self, path: str | Path, redactor: redact.Redactor | None = None) -> None:
         self.path = str(path)
         self.redactor = redactor or redact.Redactor()
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._items: deque[Any] = deque()  # statements, groups, work and control items, in order
+        self._wake = threading.Event()  # set for the first item after a quiet spell, a flush, a stop or a backlog
+        self._sleeping = False  # the writer waits for an item (no batch open): the next item wakes it
+        self._urgent = False  # a flush or a stop is queued: the batch is written now, not at the end of its time
         self._failure: BaseException | None = None
         self._columns: dict[str, frozenset[str]] = {}
         if not Path(self.path).is_file():  # sqlite3 would create an empty file and then call it "not a recording"
@@ -150,7 +155,17 @@ class RecordingWriter:
         if group is not None:
             group.append((sql, params))
         else:
-            self._queue.put((sql, params))
+            self._enqueue((sql, params))
+
+    def _enqueue(self, item: Any, *, urgent: bool = False) -> None:
+        """Queue an item; wake the writer only when it sleeps with nothing queued, for a flush or a stop, or when
+        the backlog grows (rows queued inside an open batch wait for its clock: no thread switch per row)."""
+        self._items.append(item)
+        if urgent:
+            self._urgent = True
+            self._wake.set()
+        elif self._sleeping or len(self._items) >= BACKLOG:
+            self._wake.set()
 
     @contextmanager
     def group(self) -> Iterator[None]:
@@ -162,7 +177,7 @@ class RecordingWriter:
         finally:
             self._local.group = None
             if statements:
-                self._queue.put((_GROUP, statements))
+                self._enqueue((_GROUP, statements))
 
     def _prepared(self, key: object) -> Prepared | None:
         """The SQL of a statement shape already checked, or None: check (again, after a failure: it raises)."""
@@ -225,7 +240,7 @@ class RecordingWriter:
     def flush(self, timeout: float = 10.0) -> None:
         """Wait until everything queued so far is committed."""
         done = threading.Event()
-        self._queue.put((_FLUSH, done))
+        self._enqueue((_FLUSH, done), urgent=True)
         if not done.wait(timeout):
             raise RecordingError(f"recording {self.path}: writer did not commit within {timeout:.0f} s")
         if self._failure is not None:
@@ -233,7 +248,7 @@ class RecordingWriter:
 
     def close(self, timeout: float = 10.0) -> None:
         """Commit what is queued and stop the writer thread."""
-        self._queue.put(_STOP)
+        self._enqueue(_STOP, urgent=True)
         self._thread.join(timeout)
 
     def _loop(self) -> None:
@@ -242,38 +257,51 @@ class RecordingWriter:
 
     def _write_batches(self) -> None:
         conn = self._connect()
-        pending = 0
-        first = 0.0
         try:
             while True:
-                wait = None if pending == 0 else max(0.0, BATCH_SECONDS - (time.monotonic() - first))
-                try:
-                    item = self._queue.get(timeout=wait)
-                except queue.Empty:
-                    item = None
-                due = pending >= BATCH_ROWS or (pending > 0 and time.monotonic() - first >= BATCH_SECONDS)
-                if item is None or item is _STOP or item[0] == _FLUSH or due:
-                    if conn.in_transaction:  # also a batch that made no rows (later work that wrote nothing)
-                        conn.execute("COMMIT")
-                    pending = 0
-                    if item is _STOP:
-                        return
-                    if item is not None and item[0] == _FLUSH:
-                        item[1].set()
-                        continue
-                    if item is None:
-                        continue
-                if not conn.in_transaction:
-                    conn.execute("BEGIN")
-                    first = time.monotonic()
-                statements = item[1] if item[0] is _GROUP else [item]
-                pending += self._execute(conn, statements)
+                self._sleep_until_queued()
+                # a batch is open: let it fill (a flush, a stop or a backlog ends the wait early), then write it all
+                if not self._urgent and len(self._items) < BACKLOG:
+                    self._wake.wait(BATCH_SECONDS)
+                self._wake.clear()
+                self._urgent = False
+                if self._write_queued(conn):
+                    return
         except BaseException as exc:  # a writer that dies silently would lose traffic
             self._failure = exc
             print(f"backchannel: recording writer for {self.path} failed: {exc}", file=sys.stderr, flush=True)
             self._drain_flushes()
         finally:
             conn.close()
+
+    def _sleep_until_queued(self) -> None:
+        """Wait, without a timeout, for the first item after a quiet spell (its producer wakes us)."""
+        while not self._items:
+            self._sleeping = True
+            if not self._items:  # checked again after the flag: an item queued before it was set woke no one
+                self._wake.wait()
+            self._sleeping = False
+            self._wake.clear()
+
+    def _write_queued(self, conn: sqlite3.Connection) -> bool:
+        """Write the items queued so far in one transaction (a flush commits where it stands); True at a stop. Items
+        queued meanwhile wait for the next batch, so a steady stream of traffic still commits on the batch clock."""
+        items = self._items
+        for _ in range(len(items)):
+            item = items.popleft()
+            if item is _STOP or item[0] == _FLUSH:
+                if conn.in_transaction:  # also a batch that made no rows (later work that wrote nothing)
+                    conn.execute("COMMIT")
+                if item is _STOP:
+                    return True
+                item[1].set()
+                continue
+            if not conn.in_transaction:
+                conn.execute("BEGIN")
+            self._execute(conn, item[1] if item[0] is _GROUP else [item])
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+        return False
 
     def _execute(self, conn: sqlite3.Connection, statements: Sequence[tuple[str, Params]]) -> int:
         """Run queued statements on the writer thread, making values and running later work here; returns a count."""
@@ -304,11 +332,8 @@ class RecordingWriter:
         return sql, cell_rules.redacted(rules, row.values())
 
     def _drain_flushes(self) -> None:
-        while True:
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                return
+        while self._items:
+            item = self._items.popleft()
             if item is not _STOP and item[0] == _FLUSH:
                 item[1].set()
 
