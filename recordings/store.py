@@ -98,11 +98,11 @@ def upgrade(path: str | Path) -> list[str]:
 
 
 class RecordingWriter:
-    """A single writer thread on its own clock: it sleeps until the first item after a quiet spell, lets the batch
-    fill for BATCH_SECONDS, then writes everything queued in one transaction.
+    """A single writer thread on its own clock: every BATCH_SECONDS it writes everything queued in one transaction.
 
-    Hooks hand it typed rows (recordings/rows.py) and never wait on SQLite, nor wake a thread per row: waking it per
-    exchange cost the proxy two thread switches and a GIL hand-over on the request's path (issue 26). If a write fails
+    Hooks hand it typed rows (recordings/rows.py) and never wait on SQLite, nor wake a thread: waking it per row group
+    cost the proxy a thread switch and a GIL hand-over on the request's path, in the middle of forwarding an exchange
+    or an SSE event (issue 26). Only a flush, a stop or a backlog wakes it early. If a write fails
     the writer stops and every later call raises, because traffic recorded nowhere is worse than a visible crash.
     Rows (and meta values) are serialised on the writer thread with `redactor` in force: this recording's policy and
     tally, no one else's.
@@ -112,8 +112,7 @@ class RecordingWriter:
         self.path = str(path)
         self.redactor = redactor or redact.Redactor()
         self._items: deque[Any] = deque()  # statements, groups, work and control items, in order
-        self._wake = threading.Event()  # set for the first item after a quiet spell, a flush, a stop or a backlog
-        self._sleeping = False  # the writer waits for an item (no batch open): the next item wakes it
+        self._wake = threading.Event()  # set for a flush, a stop or a backlog only
         self._urgent = False  # a flush or a stop is queued: the batch is written now, not at the end of its time
         self._failure: BaseException | None = None
         self._columns: dict[str, frozenset[str]] = {}
@@ -158,13 +157,13 @@ class RecordingWriter:
             self._enqueue((sql, params))
 
     def _enqueue(self, item: Any, *, urgent: bool = False) -> None:
-        """Queue an item; wake the writer only when it sleeps with nothing queued, for a flush or a stop, or when
-        the backlog grows (rows queued inside an open batch wait for its clock: no thread switch per row)."""
+        """Queue an item; wake the writer only for a flush or a stop, or when the backlog grows (rows wait for its
+        clock, BATCH_SECONDS at most: no thread switch per row)."""
         self._items.append(item)
         if urgent:
             self._urgent = True
             self._wake.set()
-        elif self._sleeping or len(self._items) >= BACKLOG:
+        elif len(self._items) >= BACKLOG:
             self._wake.set()
 
     @contextmanager
@@ -259,8 +258,8 @@ class RecordingWriter:
         conn = self._connect()
         try:
             while True:
-                self._sleep_until_queued()
-                # a batch is open: let it fill (a flush, a stop or a backlog ends the wait early), then write it all
+                # the batch fills (a flush, a stop or a backlog ends the wait early), then all of it is written; an
+                # idle writer wakes 20 times a second for nothing, which costs far less than a wake-up per row
                 if not self._urgent and len(self._items) < BACKLOG:
                     self._wake.wait(BATCH_SECONDS)
                 self._wake.clear()
@@ -273,15 +272,6 @@ class RecordingWriter:
             self._drain_flushes()
         finally:
             conn.close()
-
-    def _sleep_until_queued(self) -> None:
-        """Wait, without a timeout, for the first item after a quiet spell (its producer wakes us)."""
-        while not self._items:
-            self._sleeping = True
-            if not self._items:  # checked again after the flag: an item queued before it was set woke no one
-                self._wake.wait()
-            self._sleeping = False
-            self._wake.clear()
 
     def _write_queued(self, conn: sqlite3.Connection) -> bool:
         """Write the items queued so far in one transaction (a flush commits where it stands); True at a stop. Items
