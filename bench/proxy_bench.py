@@ -337,15 +337,21 @@ def wait_accepting(
         time.sleep(0.005)
 
 
-class NoopProxy:
-    """`mitmdump -q -s noop.py --mode reverse:UPSTREAM@127.0.0.1:PORT` with the shared confdir."""
+# the lean mitmdump backchannel runs on (proxy/run/lean_dump.py: mitmproxy without the default addons backchannel
+# never uses), run by this checkout's interpreter: the no-op on the proxy backchannel itself runs on
+LEAN_DUMP = "from backchannel.proxy.run.lean_dump import dump; dump()"
 
-    def __init__(self, upstream_origin: str, addon: Path, log: Path) -> None:
+
+class NoopProxy:
+    """`mitmdump -q -s noop.py --mode reverse:UPSTREAM@127.0.0.1:PORT` with the shared confdir (with `lean`, the same
+    no-op on backchannel's lean mitmdump)."""
+
+    def __init__(self, upstream_origin: str, addon: Path, log: Path, *, lean: bool = False) -> None:
         self.port = free_port()
         self.argv = [
             sys.executable,
             "-c",
-            "from mitmproxy.tools.main import mitmdump; mitmdump()",
+            LEAN_DUMP if lean else "from mitmproxy.tools.main import mitmdump; mitmdump()",
             "-q",
             "--set",
             f"confdir={confdir()}",
@@ -965,8 +971,12 @@ def latency_overhead(
         ]
         overhead[name] = {
             "over_direct_ms": c - a,
-            # issue 26's measure: the latency added over direct, relative to the no-op mitmdump's (1.00: the same)
+            # issue 26's measure: the latency added over direct, relative to the no-op mitmdump's (1.00: the same),
+            # and relative to the same no-op on the lean mitmdump backchannel runs on
             "added_vs_noop": (c - a) / (b - a),
+            "added_vs_noop_lean": (c - a) / (stats["b2_noop_lean_mitmdump"]["median"] - a)
+            if "b2_noop_lean_mitmdump" in stats
+            else None,
             "over_noop_ms": c - b,
             "pct_of_noop_overhead": 100 * (c - b) / (b - a),
             "pct_of_noop_overhead_per_round": per_round,
@@ -1008,14 +1018,17 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
     if args.no_drop:
         del runs["latency-drop-result-type"]
     noop = NoopProxy(origin, addon, tmp / "noop-mitmdump.log")
+    lean: NoopProxy | None = None
     backchannels: list[Backchannel] = []
     peers: list[PeerProxy] = []
     try:
+        lean = NoopProxy(origin, addon, tmp / "noop-lean-mitmdump.log", lean=True)
         backchannels = open_backchannels(args, tmp, "latency", endpoint_url, runs)
         peers = open_peers(args, tmp, "latency", endpoint_url)
         targets: list[tuple[str, str, bool]] = [
             ("a_direct", endpoint_url, True),
             ("b_noop_mitmdump", f"http://127.0.0.1:{noop.port}{urlsplit(endpoint_url).path}", True),
+            ("b2_noop_lean_mitmdump", f"http://127.0.0.1:{lean.port}{urlsplit(endpoint_url).path}", True),
         ]
         targets += [(f"d_{peer.label}", peer.url, True) for peer in peers]  # other recorders, as they come
         # grouped by plan, then by build, so the builds' series of one plan run next to each other
@@ -1026,6 +1039,7 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
                 for bc in backchannels
             ]
         print(f"  no-op mitmdump pid {noop.process.pid} port {noop.port}", flush=True)
+        print(f"  no-op lean mitmdump pid {lean.process.pid} port {lean.port}", flush=True)
         for bc in backchannels:
             print(f"  {bc.describe}", flush=True)
         for peer in peers:
@@ -1034,7 +1048,7 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
         rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in targets}
         # the CPU the proxy process serving a series spent on it (all its threads): steadier than latency on a busy
         # or throttled machine, and what backchannel adds is the difference to the no-op mitmdump's
-        mitm_pid = {"b_noop_mitmdump": noop.process.pid}
+        mitm_pid = {"b_noop_mitmdump": noop.process.pid, "b2_noop_lean_mitmdump": lean.process.pid}
         for bc in backchannels:
             pid = getattr(bc, "proxy_pid", None) or bc.pids[0]
             mitm_pid[f"c_backchannel{bc.suffix}"] = mitm_pid[f"c2_backchannel_drop_result_type{bc.suffix}"] = pid
@@ -1042,7 +1056,8 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
             mitm_pid[f"d_{peer.label}"] = peer.process.pid
         cpu_ms: dict[str, list[float]] = {name: [] for name, _, _ in targets}
         tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
-        pids = [noop.process.pid, *(pid for bc in backchannels for pid in bc.pids), *(p.process.pid for p in peers)]
+        pids = [noop.process.pid, lean.process.pid, *(pid for bc in backchannels for pid in bc.pids)]
+        pids += [p.process.pid for p in peers]
         width = max(len(name) for name, _, _ in targets) + 1
         next_id = 1
         for r in range(args.rounds):
@@ -1069,9 +1084,11 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
             close_backchannels(backchannels)
         finally:
             stop_peers(peers)
+            if lean is not None:
+                lean.stop()
             noop.stop()
     stats = {name: summary(v) for name, v in samples.items()}
-    overhead = latency_overhead([name for name, _, _ in targets[2:]], stats, rounds, args.rounds)
+    overhead = latency_overhead([name for name, _, _ in targets[3:]], stats, rounds, args.rounds)
     out["latency"] = {
         "requests_per_series": args.requests,
         "warmup": args.warmup,
@@ -1101,19 +1118,23 @@ def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> Non
     addon = tmp / "noop_stream_addon.py"
     addon.write_text(NOOP_STREAM_ADDON)
     noop: NoopProxy | None = None
+    lean: NoopProxy | None = None
     backchannels: list[Backchannel] = []
     peers: list[PeerProxy] = []
     try:
         noop = NoopProxy(f"http://127.0.0.1:{upstream.port}", addon, tmp / "noop-sse-mitmdump.log")
+        lean = NoopProxy(f"http://127.0.0.1:{upstream.port}", addon, tmp / "noop-lean-sse-mitmdump.log", lean=True)
         backchannels = open_backchannels(args, tmp, "sse", upstream.url, {"sse": {}})
         peers = open_peers(args, tmp, "sse", upstream.url)
         urls = {"direct": upstream.url, "noop_mitmdump_streaming": f"http://127.0.0.1:{noop.port}/mcp"}
+        urls["noop_lean_mitmdump_streaming"] = f"http://127.0.0.1:{lean.port}/mcp"
         urls.update({peer.label: peer.url for peer in peers})
         urls.update({bc.label: bc.urls["sse"] for bc in backchannels})
         names = list(urls)
         pooled: dict[str, list[float]] = {name: [] for name in names}
         reps: dict[str, list[dict[str, float]]] = {name: [] for name in names}
-        pids = [noop.process.pid, *(pid for bc in backchannels for pid in bc.pids), *(p.process.pid for p in peers)]
+        pids = [noop.process.pid, lean.process.pid, *(pid for bc in backchannels for pid in bc.pids)]
+        pids += [p.process.pid for p in peers]
         width = max(len(name) for name in names) + 1
         for r in range(args.sse_reps):
             for name in names:
@@ -1132,8 +1153,9 @@ def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> Non
             close_backchannels(backchannels)
         finally:
             stop_peers(peers)
-            if noop is not None:
-                noop.stop()
+            for no_op in (noop, lean):
+                if no_op is not None:
+                    no_op.stop()
             upstream.stop()
     stats = {name: {**summary(v), "over_goal": sum(x > SSE_GOAL_MS for x in v)} for name, v in pooled.items()}
     per_backchannel: dict[str, Any] = {}
@@ -1142,6 +1164,8 @@ def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> Non
         per_backchannel[bc.label] = {
             "added_median_ms": stats[bc.label]["median"] - stats["direct"]["median"],
             "added_median_over_noop_ms": stats[bc.label]["median"] - stats["noop_mitmdump_streaming"]["median"],
+            "added_median_over_noop_lean_ms": stats[bc.label]["median"]
+            - stats["noop_lean_mitmdump_streaming"]["median"],
             "goal_met_p95": stats[bc.label]["p95"] <= SSE_GOAL_MS,
             "goal_met_max": stats[bc.label]["max"] <= SSE_GOAL_MS,
             "recording": {"rows": rec["rows"], "anomalies": rec["anomalies"], "bytes": rec["bytes"]},
@@ -1288,7 +1312,7 @@ def report(out: dict[str, Any]) -> None:
                 ]
             )
         print(table(rows))
-        backchannel_series = [name for name in lat["pooled"] if name not in ("a_direct", "b_noop_mitmdump")]
+        backchannel_series = [name for name in lat["pooled"] if name in lat["overhead"]]
         for name in backchannel_series:
             o = lat["overhead"][name]
             per = ", ".join(f"{p:.0f}%" for p in o["pct_of_noop_overhead_per_round"])
@@ -1301,7 +1325,8 @@ def report(out: dict[str, Any]) -> None:
             )
         for name in backchannel_series:
             o = lat["overhead"][name]
-            print(f"  {name}: added latency over direct {o['added_vs_noop']:.2f}x the no-op mitmdump's")
+            lean = "" if o.get("added_vs_noop_lean") is None else f", {o['added_vs_noop_lean']:.2f}x the lean no-op's"
+            print(f"  {name}: added latency over direct {o['added_vs_noop']:.2f}x the no-op mitmdump's{lean}")
         foreign = [r["foreign_cpu"] for v in lat["per_round"].values() for r in v]
         quiet = lat["overhead"]["quiet_rounds"]
         for name in backchannel_series:
@@ -1313,14 +1338,19 @@ def report(out: dict[str, Any]) -> None:
         cpu = lat.get("proxy_cpu_ms_per_request", {})
         if "b_noop_mitmdump" in cpu:
             noop_cpu = percentile(cpu["b_noop_mitmdump"], 50)
-            print(f"  proxy CPU per request (median of rounds): no-op mitmdump {noop_cpu:.3f} ms")
+            lean_cpu = percentile(cpu["b2_noop_lean_mitmdump"], 50) if "b2_noop_lean_mitmdump" in cpu else None
+            print(
+                f"  proxy CPU per request (median of rounds): no-op mitmdump {noop_cpu:.3f} ms"
+                + ("" if lean_cpu is None else f", no-op lean mitmdump {lean_cpu:.3f} ms")
+            )
             for name in backchannel_series:
                 if name in cpu:
                     mine = percentile(cpu[name], 50)
                     per = ", ".join(f"{x:.3f}" for x in cpu[name])
+                    vs_lean = "" if lean_cpu is None else f", {mine / lean_cpu:.2f}x the lean no-op's"
                     print(
-                        f"  proxy CPU per request, {name}: {mine:.3f} ms = {mine / noop_cpu:.2f}x the no-op's, "
-                        f"{mine - noop_cpu:+.3f} ms (per round: {per})"
+                        f"  proxy CPU per request, {name}: {mine:.3f} ms = {mine / noop_cpu:.2f}x the no-op's"
+                        f"{vs_lean}, {mine - noop_cpu:+.3f} ms (per round: {per})"
                     )
         for name, peer in lat.get("peers", {}).items():
             print(
@@ -1358,9 +1388,13 @@ def report(out: dict[str, Any]) -> None:
         foreign = [r["foreign_cpu"] for v in sse["per_rep"].values() for r in v]
         print(f"  other processes used {100 * min(foreign):.0f}-{100 * max(foreign):.0f}% of the CPUs during the reps")
         noop_median = sse["pooled"]["noop_mitmdump_streaming"]["median"]
+        lean_median = sse["pooled"].get("noop_lean_mitmdump_streaming", {}).get("median")
         for name, st in sse["pooled"].items():
-            if name not in ("direct", "noop_mitmdump_streaming"):
-                print(f"  {name}: {st['median'] - noop_median:+.3f} ms per event over the no-op streaming mitmdump")
+            if name not in ("direct", "noop_mitmdump_streaming", "noop_lean_mitmdump_streaming"):
+                lean = "" if lean_median is None else f", {st['median'] - lean_median:+.3f} ms over the lean one"
+                print(
+                    f"  {name}: {st['median'] - noop_median:+.3f} ms per event over the no-op streaming mitmdump{lean}"
+                )
         for label, b in sse["backchannels"].items():
             print(
                 f"  {label}: goal: {sse['goal']}: p95 {'MET' if b['goal_met_p95'] else 'MISSED'}, "
