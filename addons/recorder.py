@@ -186,6 +186,7 @@ class Recorder:
         if mutation is None and item.changed:
             mutation = _last_result_mutation(state)
         flow_id, answers, t = flow.id, _method_of(state.request), time.time()
+        self.writer.refuse_if_failed()  # as an insert would: traffic recorded nowhere is worse than a visible crash
         self.writer.later(lambda: self._sse_rows(flow_id, state, item, idx, mutation, answers, t))
 
     def _sse_rows(

@@ -142,9 +142,13 @@ class RecordingWriter:
         conn.execute("PRAGMA busy_timeout=30000")
         return conn
 
-    def _check(self, table: str, names: Iterable[str]) -> None:
+    def refuse_if_failed(self) -> None:
+        """Raise if the writer stopped: for a caller that queues only `later` work, which is not checked."""
         if self._failure is not None:
             raise RecordingError(f"recording {self.path} stopped accepting writes: {self._failure}")
+
+    def _check(self, table: str, names: Iterable[str]) -> None:
+        self.refuse_if_failed()
         known = self._columns.get(table)
         if known is None or not set(names) <= known:
             raise ValueError(f"unknown table or columns for {table}: {sorted(names)}")
