@@ -163,6 +163,9 @@ def __getattr__(name: str) -> typer.Typer:
 
 def main() -> None:
     """Entry point of the `backchannel` script."""
+    from backchannel.proxy.run.timings import mark
+
+    mark("cli-main")
     named = sys.argv[1] if len(sys.argv) > 1 else None
     only = named if named in COMMANDS else None
     app = build_app(only)

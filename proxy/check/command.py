@@ -42,6 +42,7 @@ from backchannel.proxy.replay.through_proxy import rerun
 from backchannel.proxy.run.agent_lab import chosen_agent
 from backchannel.proxy.run.capture import MAX_OUTPUT, HarnessBroken
 from backchannel.proxy.run.guard import Interrupted
+from backchannel.proxy.run.timings import mark
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Scenario, server_url_problem
 from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario
 from backchannel.recordings import load
@@ -196,6 +197,7 @@ def check(
     settings: dict[str, Any] | None = None,
 ) -> None:
     """Run a scenario against a client, record it, and judge it. With no target, the scenario's default target."""
+    mark("check-called")
     try:
         run = run_settings(
             redact_names=redact_names,
@@ -265,13 +267,19 @@ def check(
             era=era,
         )
         path = _run(chosen, options, replay=replay, target=target)
-        report = judge(load(path))
+        mark("runner-returned")
+        recording = load(path)
+        mark("recording-loaded")
+        report = judge(recording)
+        mark("judged")
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
     warning = keep_report(path, report)
+    mark("report-kept")
     if warning is not None:
         err_console.print(f"backchannel: {neutralise(warning)}", style="dim", markup=False)
     err_console.print(f"recording: {path}  (re-judge with: backchannel judge {path})", style="dim", markup=False)
+    mark("rendering")
     render_and_exit(report, fmt)
 
 

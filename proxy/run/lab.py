@@ -19,6 +19,7 @@ from pathlib import Path
 from backchannel.proxy.run import openers
 from backchannel.proxy.run.prompts import PipedPrompts
 from backchannel.proxy.run.reaper import MARKER_VAR, become_subreaper, die_with_parent, kill_run
+from backchannel.proxy.run.timings import mark
 from backchannel.proxy.run.tty import TERM as TTY_TERM
 from backchannel.proxy.run.tty import Snapshot, TtyOptions, run_tty, under_terminal
 from backchannel.proxy.run.ui_steps import UiStep
@@ -181,6 +182,7 @@ class Lab:
             prompts = PipedPrompts(tty, proc.stdin, on_snapshot, preamble=stdin)
             stdin = None  # written by `prompts`, with no end of input after it
             on_output = _answering(on_output, prompts)
+        mark("client-spawned")
         try:
             return self._watch(proc, on_output, timeout, stdin, began)
         finally:
@@ -188,6 +190,7 @@ class Lab:
                 prompts.close()
             kill_run(proc.pid, self.marker)  # an interruption still leaves nothing of the client running
             _kill_group(proc)
+            mark("client-reaped")
 
     def _watch(
         self,
@@ -208,6 +211,7 @@ class Lab:
         outcome, detail = "exited", ""
         try:
             proc.wait(timeout)
+            mark("client-exited")
         except subprocess.TimeoutExpired:
             outcome, detail = (
                 "timeout",

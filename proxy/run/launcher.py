@@ -18,6 +18,7 @@ from typing import Protocol
 
 from backchannel.addons import stopping
 from backchannel.addons.session import READY_MARKER, Limits, limit_options, origin_of
+from backchannel.proxy.run.timings import mark
 from backchannel.recordings import redact
 from backchannel.recordings.errors import UserError
 
@@ -93,6 +94,7 @@ def serve(tool: str = "mitmdump") -> None:
     mitmproxy's own mitmweb instead (the live web view), under the same watchdog and stop protocol."""
     from backchannel.proxy.run.reaper import die_with_parent
 
+    mark("mitmdump-serving")
     parent, marker, labs = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     del sys.argv[1:4]
     stopping.parent_pid = parent
@@ -258,6 +260,7 @@ def start_proxy(
         )
     except OSError as exc:
         raise ProxyError(f"cannot start mitmdump with {sys.executable}: {exc}") from exc
+    mark("proxy-spawned")
     assert process.stdout is not None
     tail: deque[bytes] = deque(maxlen=200)
     selector = selectors.DefaultSelector()

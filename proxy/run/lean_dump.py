@@ -96,4 +96,7 @@ def dump(arguments: Sequence[str] | None = None) -> None:
             super().__init__(opts, event_loop=event_loop, with_termlog=True)
             self.addons.add(*kept_addons())  # type: ignore[no-untyped-call]
 
+    from backchannel.proxy.run.timings import mark
+
+    mark("mitmdump-imported")
     main.run(LeanMaster, parser, sys.argv[1:] if arguments is None else arguments)
