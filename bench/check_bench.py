@@ -9,7 +9,7 @@ mitmdump, a real recording. For every check:
   at most 2 s for every other scenario.
 
 The overhead is broken down with the phase marks a check writes when BACKCHANNEL_TIMINGS names a file
-(proxy/run/timings.py): each stretch of time outside the runs is named after the mark that ends it ("proxy-ready":
+(proxy/timings.py): each stretch of time outside the runs is named after the mark that ends it ("proxy-ready":
 the proxy start, "judged": the judging, ...). A build without those marks still gets wall, client and overhead.
 
 `--build NAME=PYTHON` (repeatable) compares builds in one run: every round runs every scenario with every build,

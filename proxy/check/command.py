@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from backchannel.oracle import judge
+from backchannel.oracle import all_checks, judge
 from backchannel.oracle.render import FORMATS
 from backchannel.proxy.cli_options import (
     WIRE_DEFAULTS,
@@ -39,12 +39,13 @@ from backchannel.proxy.cli_output import USER_ERRORS, err_console, fail, render_
 from backchannel.proxy.endpoint.tools import ERAS
 from backchannel.proxy.judging.keep import keep_report
 from backchannel.proxy.replay.through_proxy import rerun
+from backchannel.proxy.run import launcher
 from backchannel.proxy.run.agent_lab import chosen_agent
 from backchannel.proxy.run.capture import MAX_OUTPUT, HarnessBroken
 from backchannel.proxy.run.guard import Interrupted
-from backchannel.proxy.run.timings import mark
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Scenario, server_url_problem
 from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario
+from backchannel.proxy.timings import mark
 from backchannel.recordings import load
 from backchannel.recordings.safe_text import neutralise
 
@@ -266,6 +267,7 @@ def check(
             limits=run.limits,
             era=era,
         )
+        launcher.while_starting(all_checks)  # the checks' modules, imported while the proxy starts, not after
         path = _run(chosen, options, replay=replay, target=target)
         mark("runner-returned")
         recording = load(path)

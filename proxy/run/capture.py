@@ -26,9 +26,9 @@ from backchannel.proxy.run.guard import RecordingLock, interruptible, interrupti
 from backchannel.proxy.run.lab import Lab, LabResult, resolve_command
 from backchannel.proxy.run.launcher import CAPTURE_MARKER_VAR, RunningProxy, WebUiOptions, start_proxy
 from backchannel.proxy.run.placeholders import McpConfigOptions, expand
-from backchannel.proxy.run.timings import mark
 from backchannel.proxy.run.tty import Snapshot, TtyOptions, under_terminal
 from backchannel.proxy.run.ui_steps import Gate, UiStep
+from backchannel.proxy.timings import mark
 from backchannel.recordings import redact, store
 from backchannel.recordings.errors import RecordingError, UserError
 from backchannel.recordings.meta import MetaValue, ProxyStartup, RecordingInfo

@@ -19,10 +19,10 @@ from pathlib import Path
 from backchannel.proxy.run import openers
 from backchannel.proxy.run.prompts import PipedPrompts
 from backchannel.proxy.run.reaper import MARKER_VAR, become_subreaper, die_with_parent, kill_run
-from backchannel.proxy.run.timings import mark
 from backchannel.proxy.run.tty import TERM as TTY_TERM
 from backchannel.proxy.run.tty import Snapshot, TtyOptions, run_tty, under_terminal
 from backchannel.proxy.run.ui_steps import UiStep
+from backchannel.proxy.timings import mark
 
 FILE_LIMIT = 1024 * 1024  # lab files above this are recorded truncated
 FILE_COUNT_LIMIT = 500

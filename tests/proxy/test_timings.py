@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from backchannel.proxy.run.timings import ENV, mark
+from backchannel.proxy.timings import ENV, mark
 
 
 def test_a_mark_is_one_json_line_with_its_phase_time_and_pid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
