@@ -313,23 +313,23 @@ class RunningProxy:
         return self.process.poll()
 
 
-_starting_work: list[Callable[[], object]] = []  # run once, by the next start_proxy, while mitmdump starts
+_ready_work: list[Callable[[], object]] = []  # run once, by the next start_proxy, once mitmdump is ready
 
 
-def while_starting(work: Callable[[], object]) -> None:
-    """Have the next proxy start run `work` in this thread while it waits for mitmdump to be ready: time this
-    process would spend idle (a check imports its judging's modules then). `work` that raises is ignored here: it
-    only prepares, and whatever it prepared fails again, where it is reported, when it is needed."""
-    _starting_work.append(work)
+def when_ready(work: Callable[[], object]) -> None:
+    """Have the next proxy start call `work` once mitmdump is ready (a check then starts its judging's imports in
+    the background: after its own set-up, not in its way). `cancel_when_ready` takes it back if no proxy started."""
+    _ready_work.append(work)
 
 
-def _while_starting() -> None:
-    while _starting_work:
-        work = _starting_work.pop(0)
-        try:
-            work()
-        except Exception:  # noqa: BLE001, S110 - see while_starting: the real use reports it
-            pass
+def cancel_when_ready(work: Callable[[], object]) -> None:
+    if work in _ready_work:
+        _ready_work.remove(work)
+
+
+def _run_ready_work() -> None:
+    while _ready_work:
+        _ready_work.pop(0)()
 
 
 def _hand_over(argv: list[str]) -> subprocess.Popen[bytes] | None:
@@ -399,7 +399,6 @@ def start_proxy(
         except OSError as exc:
             raise ProxyError(f"cannot start mitmdump with {sys.executable}: {exc}") from exc
     mark("proxy-spawned")
-    _while_starting()
     assert process.stdout is not None
     tail: deque[bytes] = deque(maxlen=200)
     selector = selectors.DefaultSelector()
@@ -435,6 +434,7 @@ def start_proxy(
     finally:
         selector.close()
     threading.Thread(target=_drain, args=(process.stdout, tail), daemon=True).start()
+    _run_ready_work()
     web_url = web_ui.url if web_ui is not None else None
     return RunningProxy(
         process, int(info["proxy_port"]), int(info["hold_port"]), time.monotonic() - began, tail, web_url
