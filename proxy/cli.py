@@ -183,9 +183,15 @@ def _exit_now(code: object) -> None:
     if code is not None and not isinstance(code, int):  # SystemExit("message"): printed, exit code 1
         print(code, file=sys.stderr)
         code = 1
-    for thread in threading.enumerate():
-        if thread is not threading.main_thread() and not thread.daemon:
-            thread.join()
+    # the interpreter's own order: threading's shutdown (its exit hooks, such as an executor's, then every thread
+    # that is not a daemon joined), then the atexit handlers
+    shutdown = getattr(threading, "_shutdown", None)
+    if shutdown is not None:
+        shutdown()
+    else:  # pragma: no cover - CPython has it
+        for thread in threading.enumerate():
+            if thread is not threading.main_thread() and not thread.daemon:
+                thread.join()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:

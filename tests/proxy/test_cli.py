@@ -135,6 +135,17 @@ def test_the_script_waits_for_a_thread_that_is_not_a_daemon_as_python_would():
     assert "thread done" in done.stdout
 
 
+def test_the_script_lets_an_executor_left_open_finish_and_exit_as_python_would():
+    executor = (
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "pool = ThreadPoolExecutor(1)\n"
+        "pool.submit(lambda: print('task ran', flush=True))\n"
+    )
+    done = _script(["checks", "--format", "nope"], before=executor)  # an idle worker left: no hang, no lost task
+    assert done.returncode == 2
+    assert "task ran" in done.stdout
+
+
 def test_the_script_given_a_message_to_exit_with_prints_it_and_exits_1():
     probe = (
         "import sys\n"
