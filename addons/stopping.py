@@ -18,12 +18,13 @@ PARENT_GONE = threading.Event()
 parent_pid: int | None = None  # set by the launcher's entry point; None when mitmdump runs the addon on its own
 
 
-def parent_gone(parent: int) -> bool:
+def parent_gone(parent: int, wait: float = PARENT_EOF_WAIT_S) -> bool:
     """Whether mitmdump is ending because its parent died (not because the parent stopped it).
 
     The parent-death signal fires when the thread that started us exits, and the kernel may hand us to a sibling
     thread of the same dying process first, so getppid() alone is not enough: the parent's end of stdin closed or
-    its /proc entry says it is dead.
+    its /proc entry says it is dead. `wait` bounds the last look for the end of stdin (0: none, when the parent
+    asked us to stop and is waiting for us, alive).
     """
     if PARENT_GONE.is_set() or os.getppid() != parent:
         return True
@@ -33,7 +34,7 @@ def parent_gone(parent: int) -> bool:
         return True
     if stat[stat.rindex(")") + 2 :].split(" ", 1)[0] in ("Z", "X", "x"):
         return True
-    return bool(PARENT_GONE.wait(PARENT_EOF_WAIT_S))  # a last, short look: the watchdog may not have run yet
+    return bool(PARENT_GONE.wait(wait))  # a last, short look: the watchdog may not have run yet
 
 
 def stopped_from_outside(asked_when_signalled: bool) -> bool:

@@ -109,6 +109,8 @@ def upgrade(recording: Annotated[Path, typer.Argument(help="A recording in an ol
     )
 
 
+# `check` flags after which it starts no proxy (a help text, a by-hand session's own front), so none is prespawned
+NO_PROXY_FLAGS = frozenset({"--help", "--by-hand"})
 HERE = __name__  # the small commands above (`python -m backchannel.proxy.cli` runs this module as __main__)
 EXTRA_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}  # `record ... -- CLIENT ARGV`
 
@@ -161,10 +163,64 @@ def __getattr__(name: str) -> typer.Typer:
     raise AttributeError(name)
 
 
+def script() -> None:
+    """Entry point of the `backchannel` script (and `python -m backchannel.proxy.cli`): `main`, then the fast exit."""
+    try:
+        main()
+    except SystemExit as done:
+        _exit_now(done.code)
+    _exit_now(0)
+
+
+def _exit_now(code: object) -> None:
+    """End the process as SystemExit would, without the interpreter's teardown of every module and object (a
+    tenth to half a second at the end of every command, after its output is written): the atexit handlers run,
+    threads that are not daemons are waited for, the standard streams flushed, then the process exits."""
+    import atexit
+    import os
+    import threading
+
+    if code is not None and not isinstance(code, int):  # SystemExit("message"): printed, exit code 1
+        print(code, file=sys.stderr)
+        code = 1
+    # the interpreter's own order: threading's shutdown (its exit hooks, such as an executor's, then every thread
+    # that is not a daemon joined), then the atexit handlers
+    shutdown = getattr(threading, "_shutdown", None)
+    if shutdown is not None:
+        shutdown()
+    else:  # pragma: no cover - CPython has it
+        for thread in threading.enumerate():
+            if thread is not threading.main_thread() and not thread.daemon:
+                thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: what Python's own exit would report as exit code 120
+            code = 120 if stream is sys.stdout else code
+    os._exit(code or 0)
+
+
 def main() -> None:
-    """Entry point of the `backchannel` script."""
+    """The command line: parse, run the command named, end with SystemExit (as a test calling it expects)."""
+    from backchannel.proxy.timings import mark
+
+    mark("cli-main")
     named = sys.argv[1] if len(sys.argv) > 1 else None
     only = named if named in COMMANDS else None
+    if only == "check" and not NO_PROXY_FLAGS & set(sys.argv[2:]):
+        from backchannel.proxy.run import launcher
+
+        launcher.prespawn()  # the proxy's Python imports mitmproxy while this one imports the scenarios and sets up
+        try:
+            _run(only)
+        finally:
+            launcher.discard_warm()  # unused: the check failed before its proxy started, or started none
+        return
+    _run(only)
+
+
+def _run(only: str | None) -> None:
     app = build_app(only)
     # `check` offers every scenario's flags: without them it would be another command; the rest run regardless
     if only in (None, "check") and (broken := broken_scenarios()):
@@ -174,4 +230,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    script()

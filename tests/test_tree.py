@@ -95,7 +95,6 @@ COVERED_ELSEWHERE: dict[str, tuple[str, str]] = {
     "recordings/errors.py": ("tests/recordings/test_reader.py", "exception classes, raised and caught there"),
     "recordings/migrations.py": ("tests/recordings/test_store.py", "applied by create and upgrade, tested there"),
     "proxy/run/record.py": ("tests/e2e/test_cli_record_and_show.py", PROCESS),
-    "proxy/run/launcher.py": ("tests/e2e/test_bad_input.py", "starts and stops mitmdump: " + PROCESS),
     "proxy/endpoint/tools.py": ("tests/proxy/endpoint/test_app.py", "the app's vocabulary, exercised by its tests"),
     "proxy/endpoint/wire.py": ("tests/proxy/endpoint/test_app.py", "the app's JSON-RPC rules, tested over HTTP"),
     "proxy/endpoint/io.py": ("tests/proxy/endpoint/test_app.py", "the app's HTTP framing, tested over HTTP"),

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import shlex
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from backchannel.oracle import judge
+from backchannel.oracle import all_checks, judge
 from backchannel.oracle.render import FORMATS
 from backchannel.proxy.cli_options import (
     WIRE_DEFAULTS,
@@ -38,12 +39,13 @@ from backchannel.proxy.cli_options import (
 from backchannel.proxy.cli_output import USER_ERRORS, err_console, fail, render_and_exit
 from backchannel.proxy.endpoint.tools import ERAS
 from backchannel.proxy.judging.keep import keep_report
-from backchannel.proxy.replay.through_proxy import rerun
+from backchannel.proxy.run import launcher
 from backchannel.proxy.run.agent_lab import chosen_agent
 from backchannel.proxy.run.capture import MAX_OUTPUT, HarnessBroken
 from backchannel.proxy.run.guard import Interrupted
 from backchannel.proxy.scenarios.base import CheckError, CheckOptions, Scenario, server_url_problem
 from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario
+from backchannel.proxy.timings import mark
 from backchannel.recordings import load
 from backchannel.recordings.safe_text import neutralise
 
@@ -85,6 +87,8 @@ def _run(chosen: Scenario, options: CheckOptions, *, replay: Path | None, target
     """The scenario's runs into `options.out` (or a recording's, its server side replayed); the recording's path."""
     try:
         if replay is not None:  # the recording's own runs, plans and scenario, its server side replayed
+            from backchannel.proxy.replay.through_proxy import rerun  # only for --replay: a third of check's imports
+
             return rerun(
                 replay,
                 options.out,
@@ -100,6 +104,25 @@ def _run(chosen: Scenario, options: CheckOptions, *, replay: Path | None, target
     except (HarnessBroken, Interrupted, KeyboardInterrupt) as exc:  # the recording says why: judge it (ERROR)
         err_console.print(f"backchannel: {exc or type(exc).__name__}; judging what was recorded", markup=False)
         return options.out
+
+
+CHECKS_IMPORT_WAIT_S = 30.0
+
+
+def _checks_imported_in_background() -> threading.Thread:
+    """A thread that imports every check's module (judging's start-up, a few tenths of a second) while the clients
+    run, started once the proxy is ready: the check's own set-up goes first. Judging waits for it, so the two never
+    overlap; what fails here fails again in the judging, which reports it."""
+
+    def import_checks() -> None:
+        try:
+            all_checks()
+        except Exception:  # noqa: BLE001 - see above: judging reports it
+            return
+
+    thread = threading.Thread(target=import_checks, name="backchannel-checks-import", daemon=True)
+    launcher.when_ready(thread.start)
+    return thread
 
 
 def _ask_on_stderr(prompt: str) -> str:
@@ -196,6 +219,7 @@ def check(
     settings: dict[str, Any] | None = None,
 ) -> None:
     """Run a scenario against a client, record it, and judge it. With no target, the scenario's default target."""
+    mark("check-called")
     try:
         run = run_settings(
             redact_names=redact_names,
@@ -264,14 +288,26 @@ def check(
             limits=run.limits,
             era=era,
         )
-        path = _run(chosen, options, replay=replay, target=target)
-        report = judge(load(path))
+        importing = _checks_imported_in_background()
+        try:
+            path = _run(chosen, options, replay=replay, target=target)
+        finally:
+            launcher.cancel_when_ready(importing.start)
+            if importing.ident is not None:  # judged (or failed) with every check imported, never beside it
+                importing.join(CHECKS_IMPORT_WAIT_S)
+        mark("runner-returned")
+        recording = load(path)
+        mark("recording-loaded")
+        report = judge(recording)
+        mark("judged")
     except USER_ERRORS as exc:
         raise fail(str(exc)) from exc
     warning = keep_report(path, report)
+    mark("report-kept")
     if warning is not None:
         err_console.print(f"backchannel: {neutralise(warning)}", style="dim", markup=False)
     err_console.print(f"recording: {path}  (re-judge with: backchannel judge {path})", style="dim", markup=False)
+    mark("rendering")
     render_and_exit(report, fmt)
 
 

@@ -28,6 +28,7 @@ from backchannel.proxy.run.launcher import CAPTURE_MARKER_VAR, RunningProxy, Web
 from backchannel.proxy.run.placeholders import McpConfigOptions, expand
 from backchannel.proxy.run.tty import Snapshot, TtyOptions, under_terminal
 from backchannel.proxy.run.ui_steps import Gate, UiStep
+from backchannel.proxy.timings import mark
 from backchannel.recordings import redact, store
 from backchannel.recordings.errors import RecordingError, UserError
 from backchannel.recordings.meta import MetaValue, ProxyStartup, RecordingInfo
@@ -207,6 +208,7 @@ class Capture:
             self.writer.insert(AnomalyRow(kind="orchestrator-interrupted", detail=why, t=time.time()))
 
     def start(self) -> None:
+        mark("capture-start")
         info = RecordingInfo(
             tool_version=version("backchannel"),
             mitmproxy_version=version("mitmproxy"),
@@ -218,8 +220,10 @@ class Capture:
         self._lock_file = RecordingLock(self.out)  # `record --force` elsewhere must not delete it while we write
         self.writer = store.RecordingWriter(self.out, self.redactor)
         self.labs = Path(tempfile.mkdtemp(prefix="backchannel-labs-"))
+        mark("recording-created")
         if self.upstream is None:
             self.upstream = self.start_endpoint(self.endpoint_config).url
+            mark("endpoint-started")
         problem = upstream_reachable(self.upstream)
         if problem:
             self.writer.insert(AnomalyRow(kind="upstream-unreachable", detail=problem, t=time.time()))
@@ -241,6 +245,7 @@ class Capture:
             self.writer.flush()
             raise CaptureError(str(exc)) from exc
         self.writer.set_meta(ProxyStartup(self.proxy.started_in))
+        mark("proxy-ready")
 
     @property
     def server_name(self) -> str:
@@ -533,6 +538,7 @@ class Capture:
         """Close in the order that leaves the least behind if this process is killed halfway: the labs first, then
         this process's connection, then mitmdump (the last connection: SQLite folds the WAL in as it closes), then
         the endpoints, and the rollback-journal switch last (a file that misses only that reads the same)."""
+        mark("close-start")
         problems = []
         if self.labs is not None:
             shutil.rmtree(self.labs, ignore_errors=True)
@@ -540,6 +546,7 @@ class Capture:
         if self.agents is not None:
             self.agents.close()
             self.agents = None
+        mark("labs-removed")
         died = self.proxy.exited() if self.proxy is not None else None  # before we asked: it died under us
         opened = self.writer is not None
         if self.writer is not None:
@@ -548,8 +555,10 @@ class Capture:
             writer.later(lambda: writer.set_meta(writer.redactor.summary("harness")))
             writer.close()
             self.writer = None
+        mark("writer-closed")
         if self.proxy is not None:
             code = self.proxy.stop()
+            mark("proxy-stopped")
             if died is not None or code not in (0, -2, 130):
                 when = " on its own, before the capture closed," if died is not None else ""
                 self._late_anomaly(
@@ -559,11 +568,13 @@ class Capture:
         for running in self.endpoints:
             running.stop()
         self.endpoints.clear()
+        mark("endpoints-stopped")
         if opened:
             try:
                 store.finalize(self.out)
             except RecordingError as exc:
                 problems.append(str(exc))
+        mark("finalized")
         if self._lock_file is not None:
             self._lock_file.release()
             self._lock_file = None

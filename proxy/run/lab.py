@@ -18,10 +18,11 @@ from pathlib import Path
 
 from backchannel.proxy.run import openers
 from backchannel.proxy.run.prompts import PipedPrompts
-from backchannel.proxy.run.reaper import MARKER_VAR, become_subreaper, die_with_parent, kill_run
+from backchannel.proxy.run.reaper import MARKER_VAR, become_subreaper, die_with_parent, kill_run, started_at
 from backchannel.proxy.run.tty import TERM as TTY_TERM
 from backchannel.proxy.run.tty import Snapshot, TtyOptions, run_tty, under_terminal
 from backchannel.proxy.run.ui_steps import UiStep
+from backchannel.proxy.timings import mark
 
 FILE_LIMIT = 1024 * 1024  # lab files above this are recorded truncated
 FILE_COUNT_LIMIT = 500
@@ -181,13 +182,20 @@ class Lab:
             prompts = PipedPrompts(tty, proc.stdin, on_snapshot, preamble=stdin)
             stdin = None  # written by `prompts`, with no end of input after it
             on_output = _answering(on_output, prompts)
+        mark("client-spawned")
+        since = started_at(proc.pid)
+        swept = False
         try:
-            return self._watch(proc, on_output, timeout, stdin, began)
+            result = self._watch(proc, on_output, timeout, stdin, began, since)
+            swept = True  # _watch swept the run's processes once the client was gone: no second sweep
+            return result
         finally:
             if prompts is not None:
                 prompts.close()
-            kill_run(proc.pid, self.marker)  # an interruption still leaves nothing of the client running
+            if not swept:
+                kill_run(proc.pid, self.marker, since=since)  # an interruption still leaves nothing running
             _kill_group(proc)
+            mark("client-reaped")
 
     def _watch(
         self,
@@ -196,6 +204,7 @@ class Lab:
         timeout: float,
         stdin: bytes | None,
         began: float,
+        since: int = 0,
     ) -> LabResult:
         readers = [
             threading.Thread(target=_pump, args=(proc.stdout, "stdout", on_output), daemon=True),
@@ -208,6 +217,7 @@ class Lab:
         outcome, detail = "exited", ""
         try:
             proc.wait(timeout)
+            mark("client-exited")
         except subprocess.TimeoutExpired:
             outcome, detail = (
                 "timeout",
@@ -215,7 +225,7 @@ class Lab:
             )
             _kill_group(proc)
         # leftovers the client started, in its group, in a session of their own, or orphaned: none outlive the run
-        kill_run(proc.pid, self.marker)
+        kill_run(proc.pid, self.marker, since=since)
         for reader in readers:
             reader.join(5)
         for pipe in (proc.stdout, proc.stderr):

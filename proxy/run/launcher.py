@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import selectors
@@ -12,12 +13,14 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from backchannel.addons import stopping
 from backchannel.addons.session import READY_MARKER, Limits, limit_options, origin_of
+from backchannel.proxy.timings import mark
 from backchannel.recordings import redact
 from backchannel.recordings.errors import UserError
 
@@ -86,6 +89,94 @@ def _sweep(parent: int, marker: str, labs: str) -> None:
         print(f"backchannel: could not close {recording}: {exc}", file=sys.stderr)
 
 
+# the modules a warm mitmdump imports before it knows its command line: the lean mitmdump's and the addon script's
+WARM_MODULES = (
+    "backchannel.addons.recorder",
+    "backchannel.addons.rewriter",
+    "backchannel.addons.router",
+    "backchannel.addons.hold",
+    "backchannel.addons.transforms",
+    "backchannel.addons.upstream_timeout",
+    "backchannel.addons.marks",
+)
+_warm: subprocess.Popen[bytes] | None = None  # a mitmdump started by `prespawn`, waiting for its command line
+
+
+def prespawn() -> None:
+    """Start the next proxy's Python now: it imports mitmproxy and the addon (most of a proxy's start) while this
+    process imports and sets up the rest, then waits on its stdin for the command line `start_proxy` hands it.
+
+    It dies with this process like any mitmdump (a parent-death signal, and the end of its stdin), so one never
+    used costs only the CPU it spent importing. At most one waits at a time."""
+    global _warm
+    if _warm is not None:
+        return
+    try:
+        _warm = subprocess.Popen(
+            [sys.executable, "-c", "from backchannel.proxy.run.launcher import serve_warm; serve_warm()"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.PIPE,
+            start_new_session=True,
+            bufsize=0,
+        )
+    except OSError:
+        _warm = None  # start_proxy spawns its own, and says why if that fails too
+        return
+    atexit.register(discard_warm)
+
+
+def discard_warm() -> None:
+    """Stop a warm mitmdump no capture took (the check failed first, or ran without a proxy), by its pid, and reap
+    it: it would die with this process anyway, but not before a caller that checks for leftovers looks."""
+    process = _take_warm()
+    if process is not None:
+        process.kill()
+        process.wait(5)
+        _close_pipes(process)
+
+
+def _take_warm() -> subprocess.Popen[bytes] | None:
+    """The waiting warm mitmdump, if one is still alive (handed over once)."""
+    global _warm
+    taken, _warm = _warm, None
+    if taken is not None and taken.poll() is not None:
+        _close_pipes(taken)
+        return None
+    return taken
+
+
+def _close_pipes(process: subprocess.Popen[bytes]) -> None:
+    for pipe in (process.stdin, process.stdout):
+        if pipe is not None:
+            pipe.close()
+
+
+def serve_warm() -> None:
+    """A warm mitmdump's entry point: die with the parent, import, then read the command line (one JSON list, the
+    arguments `serve` takes after `-c`) from stdin, byte by byte so nothing after it is read ahead of the watchdog.
+    The end of stdin before a whole line means the parent is gone, or never needed this proxy: exit quietly."""
+    import importlib
+
+    from backchannel.proxy.run import lean_dump
+    from backchannel.proxy.run.reaper import die_with_parent
+
+    die_with_parent(signal.SIGTERM)
+    lean_dump.preload()
+    lean_dump.preload_ca(str(confdir()))  # the CA store the command line will name: loaded before it comes
+    for module in WARM_MODULES:
+        importlib.import_module(module)
+    mark("mitmdump-warm")
+    line = bytearray()
+    while not line.endswith(b"\n"):
+        byte = os.read(0, 1)
+        if not byte:
+            os._exit(0)
+        line += byte
+    sys.argv[1:] = [str(part) for part in json.loads(line)]
+    serve()
+
+
 def serve(tool: str = "mitmdump") -> None:
     """mitmdump's entry point: `serve PARENT_PID MARKER LABS mitmdump-args...`; it dies with its parent.
 
@@ -93,6 +184,7 @@ def serve(tool: str = "mitmdump") -> None:
     mitmproxy's own mitmweb instead (the live web view), under the same watchdog and stop protocol."""
     from backchannel.proxy.run.reaper import die_with_parent
 
+    mark("mitmdump-serving")
     parent, marker, labs = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     del sys.argv[1:4]
     stopping.parent_pid = parent
@@ -110,12 +202,22 @@ def serve(tool: str = "mitmdump") -> None:
 
             lean_dump.dump()
     finally:
-        if stopping.parent_gone(parent):
+        mark("mitmdump-run-returned")
+        # asked to stop, the parent is alive and waiting for us: no need to wait for an end of stdin that only its
+        # death would bring (its death is still seen: a changed parent pid, its /proc entry, a closed stdin)
+        if stopping.parent_gone(parent, wait=0.0 if stopping.STOP_ASKED.is_set() else stopping.PARENT_EOF_WAIT_S):
             # mitmproxy's own handlers are gone by now: a second SIGTERM (the watchdog's, once it sees the parent's
             # end of stdin) would kill this process halfway through closing the recording
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             _sweep(parent, marker, labs)
+        mark("mitmdump-done")
+    if tool != "mitmweb":
+        # the addon has committed and closed the recording, the sweep (if any) is done: skip the interpreter's
+        # teardown of mitmproxy's objects, a third of a second of the parent's wait at every stop
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def mitmdump_argv(
@@ -211,6 +313,42 @@ class RunningProxy:
         return self.process.poll()
 
 
+_ready_work: list[Callable[[], object]] = []  # run once, by the next start_proxy, once mitmdump is ready
+
+
+def when_ready(work: Callable[[], object]) -> None:
+    """Have the next proxy start call `work` once mitmdump is ready (a check then starts its judging's imports in
+    the background: after its own set-up, not in its way). `cancel_when_ready` takes it back if no proxy started."""
+    _ready_work.append(work)
+
+
+def cancel_when_ready(work: Callable[[], object]) -> None:
+    if work in _ready_work:
+        _ready_work.remove(work)
+
+
+def _run_ready_work() -> None:
+    while _ready_work:
+        _ready_work.pop(0)()
+
+
+def _hand_over(argv: list[str]) -> subprocess.Popen[bytes] | None:
+    """Give the warm mitmdump (`prespawn`) its command line; None when there is none or it cannot take it."""
+    process = _take_warm()
+    if process is None:
+        return None
+    try:
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(argv[3:]).encode() + b"\n")  # what `serve` reads after `-c ENTRY`
+        process.stdin.flush()
+    except (OSError, ValueError):
+        process.kill()
+        process.wait(5)
+        _close_pipes(process)
+        return None
+    return process
+
+
 def _drain(stream: object, tail: deque[bytes]) -> None:
     try:
         for line in iter(stream.readline, b""):  # type: ignore[attr-defined]
@@ -245,19 +383,22 @@ def start_proxy(
         redaction=redaction,
         web_ui=web_ui,
     )
-    try:
-        process = subprocess.Popen(
-            argv,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.PIPE,  # the stop line, and its end (our death included) tells mitmdump to go
-            start_new_session=True,
-            # unbuffered: the wait below selects on the pipe, and a buffered readline could pull the ready line
-            # into Python's buffer along with an earlier one, where select would never see it
-            bufsize=0,
-        )
-    except OSError as exc:
-        raise ProxyError(f"cannot start mitmdump with {sys.executable}: {exc}") from exc
+    process = _hand_over(argv) if web_ui is None else None  # a warm one runs the lean mitmdump, never mitmweb
+    if process is None:
+        try:
+            process = subprocess.Popen(
+                argv,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.PIPE,  # the stop line, and its end (our death included) tells mitmdump to go
+                start_new_session=True,
+                # unbuffered: the wait below selects on the pipe, and a buffered readline could pull the ready line
+                # into Python's buffer along with an earlier one, where select would never see it
+                bufsize=0,
+            )
+        except OSError as exc:
+            raise ProxyError(f"cannot start mitmdump with {sys.executable}: {exc}") from exc
+    mark("proxy-spawned")
     assert process.stdout is not None
     tail: deque[bytes] = deque(maxlen=200)
     selector = selectors.DefaultSelector()
@@ -293,6 +434,7 @@ def start_proxy(
     finally:
         selector.close()
     threading.Thread(target=_drain, args=(process.stdout, tail), daemon=True).start()
+    _run_ready_work()
     web_url = web_ui.url if web_ui is not None else None
     return RunningProxy(
         process, int(info["proxy_port"]), int(info["hold_port"]), time.monotonic() - began, tail, web_url

@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from backchannel.proxy.bridge.command import standalone_argv
-
 PLACEHOLDERS = ("{url}", "{stdio-cmd}", "{stdio-argv}", "{mcp-config}")
 # mcpServers: Claude Desktop, Cursor, Windsurf and most CLI hosts; mcpServers-typed: the same with "type" (Claude
 # Code's .mcp.json); servers: VS Code's mcp.json ("servers", each with "type")
@@ -59,7 +57,10 @@ class McpConfigOptions:
 
 def bridge_argv(url: str) -> list[str]:
     """`backchannel bridge URL` on this interpreter, run as its own module: the stdio server a stdio client spawns
-    for the run (the same command as the CLI's, without loading the whole CLI: about 2.5 s less per spawn)."""
+    for the run (the same command as the CLI's, without loading the whole CLI: about 2.5 s less per spawn). Imported
+    here: only a stdio run needs the bridge, and every check imports this module."""
+    from backchannel.proxy.bridge.command import standalone_argv
+
     return standalone_argv(url)
 
 

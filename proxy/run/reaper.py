@@ -51,6 +51,7 @@ class ProcInfo:
     ppid: int
     sid: int
     state: str
+    started: int = 0  # clock ticks after boot (/proc/PID/stat's starttime)
 
 
 def _stat(pid: int) -> ProcInfo | None:
@@ -60,9 +61,15 @@ def _stat(pid: int) -> ProcInfo | None:
         return None
     rest = raw[raw.rfind(b")") + 2 :].split()  # the command name may hold spaces and parentheses
     try:
-        return ProcInfo(pid, int(rest[1]), int(rest[3]), rest[0].decode("ascii", "replace"))
+        return ProcInfo(pid, int(rest[1]), int(rest[3]), rest[0].decode("ascii", "replace"), int(rest[19]))
     except (IndexError, ValueError):
         return None
+
+
+def started_at(pid: int) -> int:
+    """When `pid` started, in clock ticks after boot; 0 (before everything) when it cannot be read."""
+    info = _stat(pid)
+    return info.started if info is not None else 0
 
 
 def _has_marker(pid: int, marker: bytes) -> bool:
@@ -86,8 +93,11 @@ def processes() -> list[ProcInfo]:
     return found
 
 
-def members(root: int, marker: str) -> set[int]:
-    """Live processes of a run: descendants of `root`, its session, or carrying `MARKER_VAR=marker`."""
+def members(root: int, marker: str, since: int = 0) -> set[int]:
+    """Live processes of a run: descendants of `root`, its session, or carrying `MARKER_VAR=marker`.
+
+    `since` is when `root` started (`started_at`): a process that carries the run's marker inherited it from the
+    run, so it started no earlier, and the environments of older processes (most of the machine's) are not read."""
     table = processes()
     children: dict[int, list[int]] = {}
     for info in table:
@@ -101,7 +111,7 @@ def members(root: int, marker: str) -> set[int]:
                 stack.append(child)
     tag = f"{MARKER_VAR}={marker}".encode()
     for info in table:
-        if info.sid == root or (info.pid not in found and _has_marker(info.pid, tag)):
+        if info.sid == root or (info.pid not in found and info.started >= since and _has_marker(info.pid, tag)):
             found.add(info.pid)
     found.discard(os.getpid())
     return {pid for pid in found if (alive := _stat(pid)) is not None and alive.state != "Z"}
@@ -143,12 +153,13 @@ def kill_marked(var: str, marker: str, timeout: float = 5.0) -> int:
     return len(killed)
 
 
-def kill_run(root: int, marker: str, timeout: float = 5.0) -> int:
-    """SIGKILL every process of the run until none is left (bounded); returns how many were killed."""
+def kill_run(root: int, marker: str, timeout: float = 5.0, since: int = 0) -> int:
+    """SIGKILL every process of the run until none is left (bounded); returns how many were killed. `since`: when
+    `root` started (see `members`)."""
     deadline = time.monotonic() + timeout
     killed: set[int] = set()
     for _ in range(KILL_ROUNDS):
-        alive = members(root, marker)
+        alive = members(root, marker, since)
         if not alive or time.monotonic() > deadline:
             break
         _kill(alive)

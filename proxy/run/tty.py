@@ -56,7 +56,7 @@ from typing import Any, Literal
 import pyte
 from ptyprocess import PtyProcess
 
-from backchannel.proxy.run.reaper import die_with_parent, kill_run
+from backchannel.proxy.run.reaper import die_with_parent, kill_run, started_at
 from backchannel.proxy.run.ui_steps import Gate, UiStep, key_groups, split_keys
 
 TERM = "xterm-256color"
@@ -396,11 +396,12 @@ def run_tty(
         )
     except OSError as exc:
         return TtyResult(None, "failed-to-start", f"{argv[0]}: {exc.strerror or exc}", 0)
+    since = started_at(proc.pid)
     waiter = _Waiter(proc.pid)
     try:
         return _watch(proc, waiter, on_output, timeout, options, stdin, on_snapshot, steps)
     finally:
-        kill_run(proc.pid, marker)  # an interruption still leaves nothing of the client running
+        kill_run(proc.pid, marker, since=since)  # an interruption still leaves nothing of the client running
         _kill_group(proc.pid)
         waiter.join(5)
         waiter.close()

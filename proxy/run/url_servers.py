@@ -6,6 +6,8 @@ elicitations' URLs name those ports), so a client that fetches one is caught as 
 
 from __future__ import annotations
 
+import os
+import selectors
 import threading
 import time
 from collections.abc import Callable
@@ -15,6 +17,7 @@ from backchannel.recordings.rows import UrlHitRow
 
 Sink = Callable[[UrlHitRow], None]
 ANY_PORT = 0
+ACCEPT_BOUND_S = 0.5  # a connection reset between the wake-up and the accept leaves the accept waiting this long
 LOWEST_PORT = 1024  # a port named by a recording (which may be hostile) must never be a privileged one
 # the page every hit gets, recorded or replayed: the same answer, so a replayed client sees what the recorded one saw
 PAGE = b"<html><body>backchannel: this page records that it was fetched.</body></html>"
@@ -52,14 +55,32 @@ class UrlServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
+        self._server.timeout = ACCEPT_BOUND_S
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, name=f"url-server-{name}", daemon=True)
+        self._wake_read, self._wake_write = os.pipe()
+        self._thread = threading.Thread(target=self._serve, name=f"url-server-{name}", daemon=True)
         self._thread.start()
+
+    def _serve(self) -> None:
+        """Accept until `stop` writes to the wake pipe. (socketserver's serve_forever looks for a stop only every
+        half second, and a check stops its URL servers after its last run: up to 0.5 s of its time each.)"""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._server, selectors.EVENT_READ)
+            selector.register(self._wake_read, selectors.EVENT_READ)
+            while True:
+                ready = {key.fd for key, _ in selector.select()}
+                if self._wake_read in ready:
+                    return
+                self._server.handle_request()  # a connection is waiting: accepted now (bounded by its timeout)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(5)
+        if self._wake_write >= 0:
+            os.write(self._wake_write, b"x")
+            self._thread.join(5)
+            self._server.server_close()
+            os.close(self._wake_write)
+            os.close(self._wake_read)
+            self._wake_write = self._wake_read = -1

@@ -46,14 +46,18 @@ def _tagged(token: str) -> list[int]:
     return found
 
 
-def _mitmdump_of(recording: Path) -> int | None:
+def _mitmdump_of(parent: int) -> int | None:
+    """The mitmdump a backchannel process started: its child running the launcher's entry point (started with
+    its command line, or warm, before it knew it: then the recording is not on its command line)."""
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 cmdline = (entry / "cmdline").read_bytes()
+                stat = (entry / "stat").read_text()
             except OSError:
                 continue
-            if f"backchannel_recording={recording}".encode() in cmdline:
+            ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
+            if ppid == parent and b"backchannel.proxy.run.launcher import serve" in cmdline:
                 return int(entry.name)
     return None
 
@@ -106,7 +110,7 @@ def test_a_killed_harness_leaves_a_recording_that_judges_error_and_nothing_runni
         progress = _read_until(proc, f"\u00b7 {line}".encode())
         time.sleep(delay)  # the random part of the point: not a wait for an event, a place between two of them
         progress += _drain_ready(proc)
-        target = proc.pid if victim == "backchannel" else _mitmdump_of(out)
+        target = proc.pid if victim == "backchannel" else _mitmdump_of(proc.pid)
         if proc.poll() is not None or target is None:
             pytest.fail(f"the {victim} ended before the kill could land ({where})")
         os.kill(target, sig)

@@ -100,3 +100,59 @@ def test_checks_as_json_with_a_check_missing_from_the_registry_says_which_and_wh
     assert result.exit_code == 2
     assert "no entry for 1 registered check(s): roots-file-uri; add a [checks.<id>] table" in result.output
     assert "oracle/requirements/requirements.toml" in result.output
+
+
+def _script(argv: list[str], before: str = "") -> subprocess.CompletedProcess[str]:
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('atexit handler ran', file=sys.stderr))\n"
+        f"{before}"
+        f"sys.argv = ['backchannel', *{argv!r}]\n"
+        "from backchannel.proxy.cli import script\n"
+        "script()\n"
+        "print('never here', file=sys.stderr)\n"
+    )
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize(("argv", "code"), [(["checks"], 0), (["checks", "--format", "nope"], 2)])
+def test_the_script_ends_without_the_interpreters_teardown_but_keeps_exit_code_output_and_atexit(argv, code):
+    done = _script(argv)
+    assert done.returncode == code
+    assert "never here" not in done.stderr
+    assert done.stderr.endswith("atexit handler ran\n")
+    if code == 0:
+        assert "mrtr-provenance-input-requests" in done.stdout  # the whole output, flushed before the exit
+
+
+def test_the_script_waits_for_a_thread_that_is_not_a_daemon_as_python_would():
+    # a thread still running when the command ends (its sleep is the subject here, not a wait for an event)
+    thread = (
+        "import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), print('thread done'))).start()\n"
+    )
+    done = _script(["checks", "--format", "nope"], before=thread)
+    assert done.returncode == 2
+    assert "thread done" in done.stdout
+
+
+def test_the_script_lets_an_executor_left_open_finish_and_exit_as_python_would():
+    executor = (
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "pool = ThreadPoolExecutor(1)\n"
+        "pool.submit(lambda: print('task ran', flush=True))\n"
+    )
+    done = _script(["checks", "--format", "nope"], before=executor)  # an idle worker left: no hang, no lost task
+    assert done.returncode == 2
+    assert "task ran" in done.stdout
+
+
+def test_the_script_given_a_message_to_exit_with_prints_it_and_exits_1():
+    probe = (
+        "import sys\n"
+        "from backchannel.proxy import cli\n"
+        "def main():\n    raise SystemExit('backchannel: gone')\n"
+        "cli.main = main\n"
+        "cli.script()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (1, "backchannel: gone\n")

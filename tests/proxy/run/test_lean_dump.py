@@ -20,6 +20,9 @@ with warnings.catch_warnings():
     from mitmproxy import addons
     from mitmproxy.test import taddons
 
+from mitmproxy.options import KEY_SIZE
+
+KEPT = lean_dump.KEPT
 # what mitmdump's own DumpMaster adds after the default addons
 DUMP_MASTER_OWN = {"dumper", "keepserving", "readfile", "errorcheck"}
 
@@ -29,7 +32,47 @@ def test_every_kept_addon_is_one_mitmdump_itself_loads_and_the_order_is_mitmprox
     assert set(lean_dump.KEPT) <= set(defaults) | DUMP_MASTER_OWN
     order = [*defaults, "dumper", "keepserving", "readfile", "errorcheck"]
     assert list(lean_dump.KEPT) == sorted(lean_dump.KEPT, key=order.index)
-    assert [type(a).__module__.rsplit(".", 1)[1] for a in lean_dump.kept_addons()] == list(lean_dump.KEPT)
+    # each kept addon is mitmproxy's own class (the TLS one a subclass of it that loads its CA once: see below)
+    assert [_mitmproxys_class(a).__module__.rsplit(".", 1)[1] for a in lean_dump.kept_addons()] == list(lean_dump.KEPT)
+    assert [type(a) is _mitmproxys_class(a) for a in lean_dump.kept_addons()] == [k != "tlsconfig" for k in KEPT]
+
+
+def _mitmproxys_class(addon: object) -> type:
+    return next(c for c in type(addon).__mro__ if c.__module__.startswith("mitmproxy.addons."))
+
+
+def _tls(tmp_path: Path, **options: object) -> tuple[object, object]:
+    """The kept TLS addon configured with a confdir in tmp_path (and `options`); its CA store."""
+    addon = lean_dump.tls_config()
+    with taddons.context(addon, loadcore=False) as tctx:
+        tctx.configure(addon, confdir=str(tmp_path), **options)
+        loaded = addon.certstore
+        addon.running()
+        return loaded, addon.certstore
+
+
+def test_the_tls_addon_loads_its_ca_once_not_again_when_running(tmp_path: Path) -> None:
+    loaded, running = _tls(tmp_path)
+    assert loaded is not None and running is loaded  # mitmproxy's own loads a second, equal store here
+    assert (tmp_path / "mitmproxy-ca.pem").exists()
+
+
+def test_a_preloaded_ca_store_for_the_same_confdir_is_taken_as_it_is(tmp_path: Path) -> None:
+    lean_dump.preload_ca(str(tmp_path))
+    preloaded = lean_dump._preloaded[(str(tmp_path), KEY_SIZE)]
+    loaded, _ = _tls(tmp_path)
+    assert loaded is preloaded
+    assert not lean_dump._preloaded  # taken once
+
+
+def test_a_preloaded_ca_store_is_not_taken_for_another_confdir_or_when_options_ask_for_more(tmp_path: Path) -> None:
+    lean_dump.preload_ca(str(tmp_path / "a"))
+    preloaded = lean_dump._preloaded[(str(tmp_path / "a"), KEY_SIZE)]
+    other, _ = _tls(tmp_path / "b")
+    assert other is not preloaded and (tmp_path / "b" / "mitmproxy-ca.pem").exists()
+    with_chain, _ = _tls(tmp_path / "a", emudhra=True)
+    assert with_chain is not preloaded  # an option beyond the plain store: mitmproxy's own load, which applies it
+    lean_dump._preloaded.clear()
 
 
 def test_a_fresh_process_loads_the_kept_addons_and_none_of_the_unused_ones_heavy_imports():

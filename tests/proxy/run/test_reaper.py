@@ -46,6 +46,27 @@ def test_a_setsid_orphan_is_found_by_the_run_marker_and_killed():
             os.kill(orphan, signal.SIGKILL)
 
 
+def test_a_marked_orphan_started_after_the_run_is_found_when_only_younger_processes_are_looked_at():
+    assert reaper.become_subreaper()
+    proc, orphan = _detached_grandchild({reaper.MARKER_VAR: "m2"})
+    try:
+        assert orphan in reaper.members(proc.pid, "m2", since=reaper.started_at(orphan))
+        # a process older than `since` is not the run's: its environment is not even read
+        assert orphan not in reaper.members(proc.pid, "m2", since=reaper.started_at(orphan) + 1)
+        assert reaper.kill_run(proc.pid, "m2", since=reaper.started_at(orphan)) >= 1
+        assert not _alive(orphan)
+    finally:
+        if _alive(orphan):
+            os.kill(orphan, signal.SIGKILL)
+
+
+def test_the_start_of_a_process_that_is_gone_reads_as_zero():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait(10)
+    assert reaper.started_at(proc.pid) == 0
+    assert reaper.started_at(os.getpid()) > 0
+
+
 def test_kill_marked_finds_processes_by_any_variable_and_spares_the_rest():
     proc, marked = _detached_grandchild({"BCKCH_TEST_MARK": "yes"})
     other, unmarked = _detached_grandchild({"BCKCH_TEST_MARK": "no"})
