@@ -10,6 +10,7 @@ from typing import Any
 
 from . import cells as c
 from .errors import RecordingError, RecordingFormatError
+from .format_names import FORMAT_MARKER, MIGRATION_SET, READ_AS_IS, known_migrations
 from .guard import (
     DEFAULT_LIMITS,
     KNOWN_COLUMNS,
@@ -20,7 +21,6 @@ from .guard import (
     tighten,
     vetted_columns,
 )
-from .format_names import FORMAT_MARKER, MIGRATION_SET, READ_AS_IS, known_migrations
 from .model import Message, Recording, Run
 from .table_kinds import Table
 from .table_rows import READERS
