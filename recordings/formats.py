@@ -6,7 +6,7 @@ not record it" (a SKIP, not a PASS); it asks here instead of reaching into the m
 
 from __future__ import annotations
 
-from .migrations import known_migrations
+from .format_names import known_migrations
 
 
 def predates(version: str, introduced_by: str) -> bool:

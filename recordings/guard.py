@@ -117,12 +117,29 @@ class Vetted(dict[str, frozenset[str]]):
 
 def vetted_columns(conn: sqlite3.Connection, path: Path) -> Vetted:
     """`check_tables`, returning each known table present with its columns (read once, reused by the reader)."""
-    found = list(conn.execute("SELECT type, name, coalesce(sql, '') FROM sqlite_master"))
+    found = tuple(conn.execute("SELECT type, name, coalesce(sql, '') FROM sqlite_master"))
     triggers = [str(name) for kind, name, _ in found if kind == "trigger"]
     if triggers:
         raise RecordingFormatError(
             f"{path} carries triggers ({', '.join(sorted(triggers))}); a recording has none, refusing to read it"
         )
+    known = _VETTED.get(found)
+    if known is None:
+        known = _vet(conn, path, found)
+        if len(_VETTED) < _VETTED_KEPT:
+            _VETTED[found] = known
+    return known
+
+
+# Schemas vetted so far, by their sqlite_master rows: SQLite builds a table's columns from the CREATE text stored
+# there alone, so the same rows always vet the same (a corpus holds a handful of schemas; asking each file for every
+# table's columns was a fifth of a small recording's load). Only a schema that passed is kept: a refused one is
+# refused, with its file's name, every time.
+_VETTED: dict[tuple[tuple[object, ...], ...], Vetted] = {}
+_VETTED_KEPT = 256
+
+
+def _vet(conn: sqlite3.Connection, path: Path, found: tuple[tuple[object, ...], ...]) -> Vetted:
     present = Vetted()
     for kind, name, sql in found:
         # SQLite's names ignore case: `FROM anomalies` reads a view called Anomalies, so it is vetted as anomalies

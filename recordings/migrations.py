@@ -6,8 +6,9 @@ from functools import cache
 
 from sqlite_utils import Database, Migrations
 
-MIGRATION_SET = "backchannel"
-FORMAT_MARKER = "backchannel-recording"
+from .format_names import FORMAT_MARKER, MIGRATION_SET, READ_AS_IS
+
+__all__ = ["FORMAT_MARKER", "MIGRATION_SET", "READ_AS_IS", "apply", "known_migrations", "latest", "pending"]
 
 migrations = Migrations(MIGRATION_SET)
 
@@ -148,11 +149,6 @@ def m007_attestations(db: Database) -> None:
         "INSERT OR REPLACE INTO descriptions (table_name, column_name, description) VALUES (?, ?, ?)",
         [row for row in rows() if row[0] == "attestations"],
     )
-
-
-# Migrations a recording may lack and still be read as it is, without `backchannel upgrade`: each only adds a
-# table, and the reader reads a missing one as empty. The recording keeps its own format name (reports say it).
-READ_AS_IS = frozenset({"m004_screens", "m005_opens", "m006_model_exchanges", "m007_attestations"})
 
 
 def known_migrations() -> list[str]:

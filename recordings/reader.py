@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import sqlite3
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from . import cells as c
 from .errors import RecordingError, RecordingFormatError
+from .format_names import FORMAT_MARKER, MIGRATION_SET, READ_AS_IS, known_migrations
 from .guard import (
     DEFAULT_LIMITS,
     KNOWN_COLUMNS,
@@ -19,7 +21,6 @@ from .guard import (
     tighten,
     vetted_columns,
 )
-from .migrations import FORMAT_MARKER, MIGRATION_SET, READ_AS_IS, known_migrations
 from .model import Message, Recording, Run
 from .table_kinds import Table
 from .table_rows import READERS
@@ -70,11 +71,16 @@ def check_format(conn: sqlite3.Connection, path: Path) -> str:
     return applied[-1]
 
 
+@lru_cache(maxsize=1024)
+def _query(name: str, order: str | None, present: frozenset[str]) -> str:
+    # only the known columns, by name: a missing one reads as NULL and is judged by the row's own checks
+    columns = ", ".join(c if c in present else f"NULL AS {c}" for c in KNOWN_COLUMNS[name])
+    return f"SELECT {columns} FROM {name}" + (f" ORDER BY {order}" if order else "")
+
+
 def _rows(conn: sqlite3.Connection, table: Table, present: frozenset[str]) -> list[tuple[Any, ...]]:
     conn.row_factory = None  # plain tuples, in the declared column order
-    # only the known columns, by name: a missing one reads as NULL and is judged by the row's own checks
-    columns = ", ".join(c if c in present else f"NULL AS {c}" for c in KNOWN_COLUMNS[table.name])
-    query = f"SELECT {columns} FROM {table.name}" + (f" ORDER BY {table.order}" if table.order else "")
+    query = _query(table.name, table.order, present)  # the same few per process: written once each
     try:
         conn.text_factory = str  # decoded in C: valid UTF-8 reads the same as through lenient_text, much faster
         return list(conn.execute(query))

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import RecordingError, RecordingFormatError
+from .format_names import FORMAT_MARKER
 from .guard import DEFAULT_LIMITS, check_tables, json_depth_over
 from .meta import STORED_REPORT_KEY, STORED_REPORT_VERSION_KEY
-from .migrations import FORMAT_MARKER
 from .model import Recording
 from .working_copy import working_copy
 

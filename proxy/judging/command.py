@@ -133,7 +133,10 @@ def judge_many(
         k, n = shard.parse_shard(shard_spec)
         found = shard.select(found, k, n)
         extra["shard"] = f"{k}/{n}"
-    tasks = tasks_for(found, read_stored=show_diff, store=store)
+    # a JSON document with no diff and no baseline reads only each report's text, summary and exit code: the
+    # workers encode the reports (corpus.render_document splices them in)
+    as_json = fmt == "json" and not show_diff and expected is None
+    tasks = tasks_for(found, read_stored=show_diff, store=store, as_json=as_json)
     entries = []
     with progress(len(tasks)) as advance:
         for outcome in judge_all(tasks, jobs, advance):

@@ -12,7 +12,7 @@ from backchannel.oracle.model import STATUSES
 from backchannel.oracle.render.json_report import VERDICT_COUNTS
 from backchannel.recordings.safe_text import neutralise_json
 
-from .parallel import Outcome
+from .parallel import JsonReport, Outcome
 
 KIND = "backchannel-corpus"
 COUNTED = STATUSES + VERDICT_COUNTS
@@ -62,12 +62,25 @@ def document(entries: list[dict[str, Any]], *, extra: dict[str, Any] | None = No
     return out
 
 
+def _line(item: dict[str, Any]) -> str:
+    """One recording's line: json.dumps of its entry, with a report the worker encoded (JsonReport) spliced in as
+    its text, byte for byte what json.dumps would have written for the report's dict."""
+    if not any(isinstance(value, JsonReport) for value in item.values()):
+        return json.dumps(item, ensure_ascii=False)
+    members = (
+        f"{json.dumps(key, ensure_ascii=False)}: "
+        + (value.text if isinstance(value, JsonReport) else json.dumps(value, ensure_ascii=False))
+        for key, value in item.items()
+    )
+    return "{" + ", ".join(members) + "}"
+
+
 def render_document(doc: dict[str, Any]) -> str:
     """Indented JSON with one recording per line, the same escaping as a single report (no raw C1, DEL or bidi
     bytes), ending with a newline. One line per recording: a corpus greps and diffs well, and the compact encoder
     is written in C where the indented one is not (indenting was a third of the time of a 5,000-recording run)."""
     head = {key: value for key, value in doc.items() if key != "recordings"}
     lines = json.dumps(head, indent=2, ensure_ascii=False)[:-2].rstrip("\n")  # without its closing brace
-    items = ",\n".join("    " + json.dumps(item, ensure_ascii=False) for item in doc["recordings"])
+    items = ",\n".join("    " + _line(item) for item in doc["recordings"])
     body = f'{lines},\n  "recordings": [\n{items}\n  ]\n}}' if items else f'{lines},\n  "recordings": []\n}}'
     return neutralise_json(body) + "\n"

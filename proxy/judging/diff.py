@@ -7,6 +7,7 @@ findings, and the harness one per problem)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +55,7 @@ def _status(result: dict[str, Any]) -> str:
     return str(result.get("verdict") or result.get("status"))
 
 
-def changes(stored: dict[str, Any], today: dict[str, Any]) -> list[Change]:
+def changes(stored: Mapping[str, Any], today: Mapping[str, Any]) -> list[Change]:
     """Every difference between two JSON reports (stored first), in today's result order, then what is gone."""
     before, after = _keyed(stored.get("results")), _keyed(today.get("results"))
     out: list[Change] = []

@@ -1,4 +1,4 @@
-"""The corpus benchmark runs from the checkout and prints a rate for every mode it promises."""
+"""The corpus benchmark runs from the checkout and prints a rate for every mode it promises, for every build."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 BOUND_S = 300
+MODES = ("cli-j1", "cli-j2", "parallel", "serial")
 
 
 def test_the_judge_benchmark_judges_a_small_corpus_in_every_mode(tmp_path: Path) -> None:
@@ -17,12 +18,33 @@ def test_the_judge_benchmark_judges_a_small_corpus_in_every_mode(tmp_path: Path)
     argv = [sys.executable, str(ROOT / "bench" / "judge_bench.py"), "--sizes", "40", "--jobs", "2", "--json", str(out)]
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=BOUND_S)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    for mode in ("cli", "parallel", "serial"):
+    for mode in MODES:
         assert re.search(
-            rf"^\s+40 recordings\s+{mode}\s+[\d.]+ s\s+\d+ recordings/s  \(other processes: \d+% of the CPUs\)$",
+            rf"^\s+40 recordings\s+this\s+{mode}\s+[\d.]+ s\s+\d+ recordings/s\s+[\d.]+ CPU-ms each"
+            r"  \(other processes: \d+% of the CPUs\)$",
             done.stdout,
             re.MULTILINE,
-        )
+        ), done.stdout
+    assert re.search(r"scaling --jobs 2 / --jobs 1: [\d.]+x$", done.stdout, re.MULTILINE), done.stdout
     numbers = json.loads(out.read_text(encoding="utf-8"))
-    assert {row["mode"] for row in numbers} == {"cli", "parallel", "serial"}
-    assert all(row["per_second"] > 0 for row in numbers)
+    assert {row["mode"] for row in numbers} == set(MODES)
+    assert all(row["per_second"] > 0 and row["cpu_ms_per_recording"] > 0 for row in numbers)
+
+
+def test_two_builds_are_measured_interleaved_and_their_outputs_compared(tmp_path: Path) -> None:
+    argv = [
+        sys.executable, str(ROOT / "bench" / "judge_bench.py"), "--sizes", "10", "--cli-jobs", "1", "--only", "cli-j1",
+        "--rounds", "2", "--build", f"one={sys.executable}", "--build", f"two={sys.executable}",
+    ]  # fmt: skip
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=BOUND_S)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    order = re.findall(r"^\s+10 recordings\s+(one|two)\s+cli-j1\s", done.stdout, re.MULTILINE)
+    assert order == ["one", "two", "one", "two"]
+    assert "CLI outputs identical across builds and runs: True" in done.stdout
+
+
+def test_a_build_that_is_not_an_interpreter_is_refused() -> None:
+    argv = [sys.executable, str(ROOT / "bench" / "judge_bench.py"), "--build", "x=/nonexistent/python"]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "is not an executable interpreter" in done.stderr

@@ -4,7 +4,7 @@ import pytest
 from sqlite_utils import Migrations
 
 from backchannel.oracle.terminal import raw_bytes
-from backchannel.recordings import RecordingError, RecordingFormatError, load, store
+from backchannel.recordings import RecordingError, RecordingFormatError, format_names, load, store
 from backchannel.recordings import migrations as m
 from backchannel.recordings.reader import read_run
 from backchannel.recordings.rows import RunRow
@@ -53,6 +53,7 @@ def test_a_recording_in_an_older_format_names_the_upgrade_command(tmp_path, monk
         db.execute("CREATE TABLE extra (x)")
 
     monkeypatch.setattr(m, "migrations", newer)
+    monkeypatch.setattr(format_names, "NAMES", (*format_names.NAMES, "m999_test_only"))  # and the reader's list
     with pytest.raises(RecordingFormatError, match=f"Run: backchannel upgrade {path}"):
         load(path)
     assert store.upgrade(path) == ["m999_test_only"]

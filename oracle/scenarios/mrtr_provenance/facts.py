@@ -70,8 +70,22 @@ def carrier_evidence(run: Run, carrier: Carrier, offset: int, length: int, note:
 
 
 def model_carrier(rec: Recording, run: Run) -> ModelCarrier:
-    """The run's model requests (a coding agent's model context), read or reported unread."""
-    return ModelCarrier.of(rec, run, markers_of(rec).server_name)
+    """The run's model requests (a coding agent's model context), read or reported unread; read once per run of the
+    recording being judged (eleven checks and facts ask for the same run's, and reading every model request body
+    was most of judging an agent's recording)."""
+    name = markers_of(rec).server_name
+    if not _CARRIERS or _CARRIERS[0][0] is not rec:
+        _CARRIERS[:] = [(rec, {})]
+    known = _CARRIERS[0][1]
+    said = known.get(id(run))
+    if said is None or said[0] is not run or said[1] != name:
+        said = known[id(run)] = (run, name, ModelCarrier.of(rec, run, name))
+    return said[2]
+
+
+# the recording last judged and its runs' carriers, by the run object's identity (held, so never reused); one
+# recording only, as session.facts.sessions keeps one: a corpus never holds more than the one being judged
+_CARRIERS: list[tuple[Recording, dict[int, tuple[Run, str, ModelCarrier]]]] = []
 
 
 def token_seen(rec: Recording, run: Run, token: str) -> list[Evidence]:
