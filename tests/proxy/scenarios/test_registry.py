@@ -9,15 +9,24 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import Result
 
 from backchannel.oracle.registry import all_checks
 from backchannel.oracle.registry import all_scenarios as oracle_scenarios
 from backchannel.proxy.scenarios.base import CheckError
 from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario, missing_oracle_side, scenario_names
+from tests.in_process import backchannel
 
 ROOT = Path(__file__).resolve().parents[3]
 RECIPE = "tests.scenario_recipe.echo_once"
 PY_SDK = f"{sys.executable} -m backchannel.proxy.clients.drivers.py_sdk {{url}}"
+
+
+def _here(*args: str | Path) -> Result:
+    """The command in this process (tests/in_process.py), with only the built-in scenarios (this worker's
+    BACKCHANNEL_SCENARIOS is unset): refusals and listings, where each new process would only add a CLI start."""
+    assert "BACKCHANNEL_SCENARIOS" not in os.environ
+    return backchannel(*map(str, args))
 
 
 def _cli(*args: str | Path, extra: str | None = RECIPE, timeout: float = 90) -> subprocess.CompletedProcess[str]:
@@ -46,8 +55,8 @@ def test_serve_and_record_refuse_an_unknown_scenario_before_anything_is_served(t
         ("serve", "--scenario", "nope"),
         ("record", "--scenario", "nope", "--out", out, "--", "true", "{url}"),
     ):
-        done = _cli(*args, extra=None)
-        assert done.returncode == 2, args
+        done = _here(*args)
+        assert done.exit_code == 2, args
         assert "unknown scenario 'nope'" in done.stderr and "mrtr-provenance" in done.stderr, args
     assert not out.exists()
 
@@ -58,9 +67,9 @@ def _own(report: dict) -> list[dict]:
 
 
 def test_every_command_lists_the_same_scenario_names():
-    listed = [line.split()[0] for line in _cli("scenarios", extra=None).stdout.splitlines()]
+    listed = [line.split()[0] for line in _here("scenarios").stdout.splitlines()]
     assert listed == scenario_names()
-    checks = {line.split()[1].strip("[]") for line in _cli("checks", extra=None).stdout.splitlines()}
+    checks = {line.split()[1].strip("[]") for line in _here("checks").stdout.splitlines()}
     assert checks <= {*listed, "session"}
     for command in ("check", "serve", "record"):
         shown = "".join(_cli(command, "--help", extra=None).stdout.replace("│", "").split())
@@ -68,14 +77,14 @@ def test_every_command_lists_the_same_scenario_names():
 
 
 def test_check_on_the_default_scenario_asks_for_a_client_instead_of_calling_it_unknown():
-    done = _cli("check", "--scenario", "default", extra=None)
-    assert done.returncode == 2
+    done = _here("check", "--scenario", "default")
+    assert done.exit_code == 2
     assert "unknown scenario" not in done.stderr and "--client" in done.stderr
 
 
 def test_a_flag_of_another_scenario_is_a_usage_error():
-    done = _cli("check", "--scenario", "default", "--hold-ms", "3", "--client", "x {url}", extra=None)
-    assert done.returncode == 2
+    done = _here("check", "--scenario", "default", "--hold-ms", "3", "--client", "x {url}")
+    assert done.exit_code == 2
     assert "--hold-ms belongs to scenario elicitation-url-mode, not default" in done.stderr
 
 
