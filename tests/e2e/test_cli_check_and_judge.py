@@ -7,6 +7,9 @@ would cost a CLI start (about a CPU second) for nothing more."""
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from tests.in_process import backchannel
 
@@ -17,9 +20,15 @@ def _cli(*args: str, cwd=None, timeout: float = 120) -> subprocess.CompletedProc
     )
 
 
-def test_check_with_no_target_confirms_both_arms_of_the_flawed_toy_and_judge_reproduces_it(tmp_path):
-    out = tmp_path / "check.sqlite"
-    checked = _cli("check", "--out", str(out), "--format", "json")
+@pytest.fixture(scope="module")
+def default_check(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """`check --format json` on the default target, run once for the module: the recording and what check printed."""
+    out = tmp_path_factory.mktemp("default-check") / "check.sqlite"
+    return out, _cli("check", "--out", str(out), "--format", "json")
+
+
+def test_check_with_no_target_confirms_both_arms_of_the_flawed_toy_and_judge_reproduces_it(default_check):
+    out, checked = default_check
     assert checked.returncode == 1, checked.stderr
     report = json.loads(checked.stdout)
     verdicts = {r["id"]: r.get("verdict") for r in report["results"]}
@@ -32,8 +41,11 @@ def test_check_with_no_target_confirms_both_arms_of_the_flawed_toy_and_judge_rep
         assert backchannel("judge", str(out), "--format", fmt).exit_code == 1
 
 
-def test_the_text_report_names_each_arm_and_its_cwe(tmp_path):
-    text = _cli("check", "--out", str(tmp_path / "c.sqlite")).stdout
+def test_the_text_report_names_each_arm_and_its_cwe(default_check):
+    # the text report of the same run (check prints this format by default: test_kill and the README's examples
+    # read it from check itself)
+    out, _ = default_check
+    text = backchannel("judge", str(out)).stdout
     assert "CONFIRMED" in text and "CWE-346" in text and "CWE-1289" in text
 
 
