@@ -89,25 +89,33 @@ def test_a_flag_of_another_scenario_is_a_usage_error():
     assert "--hold-ms belongs to scenario elicitation-url-mode, not default" in done.stderr
 
 
-def test_a_scenario_defined_only_under_tests_is_discovered_run_end_to_end_and_judged(tmp_path: Path):
-    listed = _cli("scenarios").stdout
+def test_a_scenario_defined_only_under_tests_is_discovered_run_end_to_end_and_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    listed = _cli("scenarios").stdout  # a fresh process finds it through the variable alone
     assert "echo-once" in listed
-    assert "echo-once-answered  [echo-once] MUST" in _cli("checks").stdout
+    # the rest in this process (tests/in_process.py), the variable set as above: the client and mitmdump are real
+    monkeypatch.setenv("BACKCHANNEL_SCENARIOS", RECIPE)
+    assert "echo-once-answered  [echo-once] MUST" in backchannel("checks").stdout
     passing, failing = tmp_path / "pass.sqlite", tmp_path / "fail.sqlite"
 
-    done = _cli("check", "--scenario", "echo-once", "--client", PY_SDK, "--out", passing, "--format", "json")
-    assert done.returncode == 0, done.stderr
+    done = backchannel(
+        "check", "--scenario", "echo-once", "--client", PY_SDK, "--out", str(passing), "--format", "json"
+    )
+    assert done.exit_code == 0, done.output
     (result,) = _own(json.loads(done.stdout))
     assert (result["id"], result["scenario"], result["status"]) == ("echo-once-answered", "echo-once", "PASS")
 
     silent = f"{sys.executable} -c pass {{url}}"
-    done = _cli("check", "--scenario", "echo-once", "--client", silent, "--out", failing, "--format", "json")
-    assert done.returncode == 1, done.stderr
+    done = backchannel(
+        "check", "--scenario", "echo-once", "--client", silent, "--out", str(failing), "--format", "json"
+    )
+    assert done.exit_code == 1, done.output
     (result,) = _own(json.loads(done.stdout))
     assert result["status"] == "FAIL" and "saw 0 tools/call" in result["message"]
 
-    rejudged = _cli("judge", passing, "--format", "json")
-    assert json.loads(rejudged.stdout) == json.loads(_cli("judge", passing, "--format", "json").stdout)
+    rejudged = backchannel("judge", str(passing), "--format", "json")
+    assert json.loads(rejudged.stdout) == json.loads(backchannel("judge", str(passing), "--format", "json").stdout)
     assert _own(json.loads(rejudged.stdout))[0]["status"] == "PASS"
 
 
