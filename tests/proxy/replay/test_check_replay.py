@@ -37,6 +37,8 @@ def test_check_replay_with_a_client_reproduces_the_recorded_report_with_no_origi
     done = backchannel("check", "--replay", str(source), "--client", client, "--out", str(out), "--format", "json")
     assert done.exit_code == expected["exit_code"], done.stderr
     assert _statuses(json.loads(done.stdout)) == _statuses(expected)
+    verdicts = sorted((r["id"], r.get("verdict")) for r in json.loads(done.stdout)["results"])
+    assert verdicts == sorted((r["id"], r.get("verdict")) for r in expected["results"])  # REFUTED as recorded
     rejudged = backchannel("judge", str(out), "--format", "json")
     assert _statuses(json.loads(rejudged.stdout)) == _statuses(expected)
     kept = stored_report(load(out))  # the report check printed travels inside the recording
