@@ -24,8 +24,8 @@ def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
 
 def run_here(*args: str | Path) -> subprocess.CompletedProcess[str]:
     """The same command in this process (tests/in_process.py), for runs that start no judging pool: one recording,
-    `--jobs 1`, or `merge-reports` (a pool forks, and a fork from this worker's threads is refused): a CLI start
-    (about a CPU second) spared each."""
+    `--jobs 1`, or `merge-reports` (a judging pool would fork the pytest worker itself): a CLI start (about a CPU
+    second) spared each."""
     from tests.in_process import backchannel
 
     done = backchannel(*map(str, args))
