@@ -1,9 +1,9 @@
 """A harness that could not see says ERROR with exit code 1 and why; the lab gets what `--env` names and no more;
 relative command paths mean the caller's folder; a recording being written cannot be `--force`d away.
 
-Where the subject is what the command does, not its process (the README's line, a grandchild outliving the
-client, a second process writing the file), the command runs in this process (tests/in_process.py): the client,
-mitmdump and the endpoint are real processes all the same."""
+The command runs in this process (tests/in_process.py) where its logic is the subject; the README's line, the
+grandchild that outlives the client and the second process writing the file keep a process of their own. The
+client, mitmdump and the endpoint are real processes either way."""
 
 from __future__ import annotations
 
