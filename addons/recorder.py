@@ -141,14 +141,16 @@ class Recorder:
             )
         )
 
-    def _cap(self, state: FlowState, body: bytes, what: str, limit: int | None = None) -> bytes:
-        """A body as stored: up to the limit, with an anomaly when it was cut (the client got all of it)."""
+    def _cap(self, state: FlowState, body: bytes, what: str, limit: int | None = None, t: float | None = None) -> bytes:
+        """A body as stored: up to the limit, with an anomaly when it was cut (the client got all of it); `t` is when
+        the body passed, for a cut found later on the writer thread."""
         cap = self.session.limits.max_body if limit is None else limit
         if len(body) <= cap:
             return body
         detail = f"{what} of {len(body)} bytes stored up to the {cap}-byte limit"
         kind = "sse-event-over-limit" if limit is not None else "body-over-limit"
-        self.session.anomaly(state.exchange_flow_id or None, state.run_id, kind, detail, time.time())
+        when = time.time() if t is None else t
+        self.session.anomaly(state.exchange_flow_id or None, state.run_id, kind, detail, when)
         return body[:cap]
 
     def _exchange(self, state: FlowState, outcome: ExchangeOutcome) -> None:
@@ -176,53 +178,61 @@ class Recorder:
             )
 
     def sse_item(self, flow: http.HTTPFlow, state: FlowState, item: SseItem) -> None:
-        """Called from inside the stream as each SSE item passes, so an abandoned stream is still recorded."""
-        with self.writer.group():
-            self._sse_item(flow, state, item)
-
-    def _sse_item(self, flow: http.HTTPFlow, state: FlowState, item: SseItem) -> None:
+        """Called from inside the stream as each SSE item passes, so an abandoned stream is still recorded. Only what
+        may change later is read here; the item's rows are made on the writer thread, off the stream's path."""
         idx = state.sse_items
         state.sse_items += 1
+        mutation = item.made_by  # e.g. a progress notification the proxy made while holding
+        if mutation is None and item.changed:
+            mutation = _last_result_mutation(state)
+        flow_id, answers, t = flow.id, _method_of(state.request), time.time()
+        self.writer.refuse_if_failed()  # as an insert would: traffic recorded nowhere is worse than a visible crash
+        self.writer.later(lambda: self._sse_rows(flow_id, state, item, idx, mutation, answers, t))
+
+    def _sse_rows(
+        self,
+        flow_id: str,
+        state: FlowState,
+        item: SseItem,
+        idx: int,
+        mutation: str | None,
+        answers: str | None,
+        t: float,
+    ) -> None:
+        """On the writer thread: the item's row, and the messages its data carries (parsed here, issue 26)."""
+        run_id = state.run_id
         origin = "proxy" if item.made_by is not None else "upstream"
         cap = self.session.limits.max_sse_event
-        upstream_raw = self._cap(state, item.upstream_raw, f"SSE item {idx}", cap)
+        upstream_raw = self._cap(state, item.upstream_raw, f"SSE item {idx}", cap, t)
         client_raw = upstream_raw if item.client_raw is item.upstream_raw else item.client_raw[:cap]
         self.writer.insert(
             SseItemRow(
-                run_id=state.run_id,
-                flow_id=flow.id,
+                run_id=run_id,
+                flow_id=flow_id,
                 idx=idx,
                 kind=item.kind,
                 origin=origin,
                 upstream_raw=upstream_raw,
                 client_raw=client_raw,
-                t=time.time(),
+                t=t,
             )
         )
         if item.kind == "truncated":
-            self.session.anomaly(
-                flow.id,
-                state.run_id,
-                "truncated-sse",
-                f"stream ended inside an event ({len(item.upstream_raw)} bytes held)",
-                time.time(),
-            )
+            detail = f"stream ended inside an event ({len(item.upstream_raw)} bytes held)"
+            self.session.anomaly(flow_id, run_id, "truncated-sse", detail, t)
             return
         if item.kind != "event" or item.data is None or item.cut_by is not None:
             return  # a message counts once the client got all of it
         text = item.client_data if item.changed else item.data  # item.data is always the upstream's payload
         upstream_data = item.data if item.changed else None
-        messages, anomalies = parse_text(text or "")
-        mutation = _last_result_mutation(state) if item.changed else None
-        if item.made_by is not None:
-            mutation = item.made_by  # e.g. a progress notification the proxy made while holding
-        t = time.time()
-        for message in messages:
+        parsed, anomalies = parse_text(text or "")
+        for message in parsed:
             if message.kind in ("response", "error") and message.jsonrpc_id is not None:
+                # read by the idle timer only after a whole quiet spell, which this event's bytes restarted
                 state.saw_final_response = True
             self._message(
-                state.run_id,
-                flow.id,
+                run_id,
+                flow_id,
                 "to-client",
                 message,
                 None if _is_batch(anomalies) else text,
@@ -230,9 +240,9 @@ class Recorder:
                 mutation,
                 idx,
                 t,
-                _method_of(state.request),
+                answers,
             )
-        self._anomalies(flow.id, state.run_id, anomalies, f"SSE event {idx}", t)
+        self._anomalies(flow_id, run_id, anomalies, f"SSE event {idx}", t)
 
     def response(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)
@@ -336,14 +346,15 @@ class Recorder:
             ),
         )
         expects_response = isinstance(state.request, dict) and "id" in state.request
-        if expects_response and not state.saw_final_response and flow.error is None:
-            self.session.anomaly(
-                flow.id,
-                state.run_id,
-                "sse-without-response",
-                "SSE stream ended without a JSON-RPC response to the request",
-                time.time(),
-            )
+        if expects_response and flow.error is None:
+            flow_id, run_id, t = flow.id, state.run_id, time.time()
+
+            def unanswered() -> None:  # on the writer thread, after the events' messages were parsed there
+                if not state.saw_final_response:
+                    detail = "SSE stream ended without a JSON-RPC response to the request"
+                    self.session.anomaly(flow_id, run_id, "sse-without-response", detail, t)
+
+            self.writer.later(unanswered)
 
     def error(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)

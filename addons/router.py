@@ -16,7 +16,11 @@ class Router:
         run_id, rest = split_run_path(flow.request.path)
         self.session.flows[flow.id] = FlowState(run_id=run_id, client_path=flow.request.path)
         flow.request.path = rest
-        flow.request.anticomp()  # the SSE tee must see plain bytes, never gzip
+        # the SSE tee must see plain bytes, never gzip; a request that already asks for exactly that (http.client's
+        # default) is left as it is, which is what anticomp would make of it, without rebuilding its headers
+        fields = flow.request.headers.fields
+        if [value for name, value in fields if name.lower() == b"accept-encoding"] != [b"identity"]:
+            flow.request.anticomp()
 
     def request(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows[flow.id]

@@ -319,7 +319,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_accepting(port: int, process: subprocess.Popen[bytes], timeout: float = READY_TIMEOUT_S) -> None:
+def wait_accepting(
+    port: int, process: subprocess.Popen[bytes], timeout: float = READY_TIMEOUT_S, what: str = "no-op mitmdump"
+) -> None:
     """Poll connect every 5 ms until the port accepts; bounded, and a dead process fails at once."""
     deadline = time.monotonic() + timeout
     while True:
@@ -329,21 +331,27 @@ def wait_accepting(port: int, process: subprocess.Popen[bytes], timeout: float =
         except OSError:
             pass
         if process.poll() is not None:
-            raise RuntimeError(f"no-op mitmdump exited with code {process.returncode} before accepting")
+            raise RuntimeError(f"{what} exited with code {process.returncode} before accepting")
         if time.monotonic() > deadline:
-            raise RuntimeError(f"no-op mitmdump did not accept on port {port} within {timeout:.0f} s")
+            raise RuntimeError(f"{what} did not accept on port {port} within {timeout:.0f} s")
         time.sleep(0.005)
 
 
-class NoopProxy:
-    """`mitmdump -q -s noop.py --mode reverse:UPSTREAM@127.0.0.1:PORT` with the shared confdir."""
+# the lean mitmdump backchannel runs on (proxy/run/lean_dump.py: mitmproxy without the default addons backchannel
+# never uses), run by this checkout's interpreter: the no-op on the proxy backchannel itself runs on
+LEAN_DUMP = "from backchannel.proxy.run.lean_dump import dump; dump()"
 
-    def __init__(self, upstream_origin: str, addon: Path, log: Path) -> None:
+
+class NoopProxy:
+    """`mitmdump -q -s noop.py --mode reverse:UPSTREAM@127.0.0.1:PORT` with the shared confdir (with `lean`, the same
+    no-op on backchannel's lean mitmdump)."""
+
+    def __init__(self, upstream_origin: str, addon: Path, log: Path, *, lean: bool = False) -> None:
         self.port = free_port()
         self.argv = [
             sys.executable,
             "-c",
-            "from mitmproxy.tools.main import mitmdump; mitmdump()",
+            LEAN_DUMP if lean else "from mitmproxy.tools.main import mitmdump; mitmdump()",
             "-q",
             "--set",
             f"confdir={confdir()}",
@@ -373,6 +381,119 @@ class NoopProxy:
                 self.process.kill()
                 self.process.wait(5)
         self._log.close()
+
+
+# ---------------------------------------------------------------- peers: other MCP recorders, optional (--peer)
+
+# Each peer lives in its own venv under PEERS_HOME, made by this script with `python -m venv` and pip from PyPI the
+# first time it is asked for: never a dependency of backchannel, never in the project's venv.
+PEERS_HOME = Path.home() / ".cache" / "backchannel" / "bench-peers"
+PEER_SPECS = {"mcp-cassette": "mcp-cassette[http]==0.4.0"}  # pinned: its numbers are for this version
+PEER_INSTALL_TIMEOUT_S = 600.0
+PEER_STOP_TIMEOUT_S = 30.0
+
+
+def peer_command(name: str) -> Path | None:
+    """The peer's command in its own venv, installed there the first time; None (the reason printed) when it
+    cannot be installed, so the bench goes on without it."""
+    spec = PEER_SPECS[name]
+    venv = PEERS_HOME / name
+    command = venv / "bin" / name
+    marker = venv / "bench-installed"  # the spec pip installed, written once it succeeded
+    if command.exists() and marker.exists() and marker.read_text() == spec:
+        return command
+    steps = []
+    if not (venv / "bin" / "python").exists():
+        steps.append([sys.executable, "-m", "venv", str(venv)])
+    steps.append([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", spec])
+    print(f"  peer {name}: installing {spec} into {venv} (its own venv)", flush=True)
+    for step in steps:
+        try:
+            done = subprocess.run(step, capture_output=True, text=True, timeout=PEER_INSTALL_TIMEOUT_S)
+        except (OSError, subprocess.SubprocessError) as exc:
+            print(f"  skipping peer {name}: `{' '.join(step[:4])} ...` failed: {exc}", flush=True)
+            return None
+        if done.returncode != 0:
+            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+            print(f"  skipping peer {name}: `{' '.join(step[:4])} ...` exited {done.returncode}: {tail}", flush=True)
+            return None
+    if not command.exists():
+        print(f"  skipping peer {name}: {spec} installed no {command}", flush=True)
+        return None
+    marker.write_text(spec)
+    return command
+
+
+def _die_with_bench() -> None:
+    """In the peer's child process, before exec: SIGTERM it when the bench dies (Linux PR_SET_PDEATHSIG)."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(1, signal.SIGTERM)
+
+
+class PeerProxy:
+    """mcp-cassette recording a Streamable HTTP endpoint: `mcp-cassette record --url UPSTREAM --port P --cassette F`.
+
+    Its recording proxy forwards every request to UPSTREAM with httpx (any local path), keeps the session in memory
+    and writes the cassette (JSON) at the end, with a crash-safety checkpoint to `<cassette>.partial` every 5 s."""
+
+    def __init__(self, name: str, command: Path, upstream_url: str, cassette: Path, log: Path) -> None:
+        self.name = name
+        self.label = name.replace("-", "_")
+        self.port = free_port()
+        self.cassette = cassette
+        self.argv = [str(command), "record", "--cassette", str(cassette), "--url", upstream_url]
+        self.argv += ["--port", str(self.port)]
+        self._log = open(log, "ab")  # closed in stop()
+        self.process = subprocess.Popen(
+            self.argv,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_die_with_bench,
+        )
+        try:
+            wait_accepting(self.port, self.process, what=name)
+        except BaseException:
+            self.stop()
+            raise
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.exit_code: int | None = None
+
+    def stop(self) -> None:
+        """SIGINT (it writes its cassette then), SIGKILL if it does not end in time; by its own pid."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(PEER_STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self.exit_code = self.process.returncode
+        self._log.close()
+
+    def stats(self) -> dict[str, Any]:
+        size = self.cassette.stat().st_size if self.cassette.exists() else 0
+        return {"argv": self.argv, "spec": PEER_SPECS[self.name], "exit_code": self.exit_code, "cassette_bytes": size}
+
+
+def open_peers(args: argparse.Namespace, tmp: Path, section: str, upstream_url: str) -> list[PeerProxy]:
+    peers: list[PeerProxy] = []
+    try:
+        for name, command in args.peer_commands.items():
+            cassette = tmp / f"{section}-{name}.json"
+            peers.append(PeerProxy(name, command, upstream_url, cassette, tmp / f"{section}-{name}.log"))
+    except BaseException:
+        for peer in peers:
+            peer.stop()
+        raise
+    return peers
+
+
+def stop_peers(peers: Sequence[PeerProxy]) -> None:
+    for peer in peers:
+        peer.stop()
 
 
 # ---------------------------------------------------------------- backchannel proxies under test
@@ -850,6 +971,12 @@ def latency_overhead(
         ]
         overhead[name] = {
             "over_direct_ms": c - a,
+            # issue 26's measure: the latency added over direct, relative to the no-op mitmdump's (1.00: the same),
+            # and relative to the same no-op on the lean mitmdump backchannel runs on
+            "added_vs_noop": (c - a) / (b - a),
+            "added_vs_noop_lean": (c - a) / (stats["b2_noop_lean_mitmdump"]["median"] - a)
+            if "b2_noop_lean_mitmdump" in stats
+            else None,
             "over_noop_ms": c - b,
             "pct_of_noop_overhead": 100 * (c - b) / (b - a),
             "pct_of_noop_overhead_per_round": per_round,
@@ -891,13 +1018,19 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
     if args.no_drop:
         del runs["latency-drop-result-type"]
     noop = NoopProxy(origin, addon, tmp / "noop-mitmdump.log")
+    lean: NoopProxy | None = None
     backchannels: list[Backchannel] = []
+    peers: list[PeerProxy] = []
     try:
+        lean = NoopProxy(origin, addon, tmp / "noop-lean-mitmdump.log", lean=True)
         backchannels = open_backchannels(args, tmp, "latency", endpoint_url, runs)
+        peers = open_peers(args, tmp, "latency", endpoint_url)
         targets: list[tuple[str, str, bool]] = [
             ("a_direct", endpoint_url, True),
             ("b_noop_mitmdump", f"http://127.0.0.1:{noop.port}{urlsplit(endpoint_url).path}", True),
+            ("b2_noop_lean_mitmdump", f"http://127.0.0.1:{lean.port}{urlsplit(endpoint_url).path}", True),
         ]
+        targets += [(f"d_{peer.label}", peer.url, True) for peer in peers]  # other recorders, as they come
         # grouped by plan, then by build, so the builds' series of one plan run next to each other
         targets += [(f"c_backchannel{bc.suffix}", bc.urls["latency-plain"], True) for bc in backchannels]
         if not args.no_drop:
@@ -906,19 +1039,25 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
                 for bc in backchannels
             ]
         print(f"  no-op mitmdump pid {noop.process.pid} port {noop.port}", flush=True)
+        print(f"  no-op lean mitmdump pid {lean.process.pid} port {lean.port}", flush=True)
         for bc in backchannels:
             print(f"  {bc.describe}", flush=True)
+        for peer in peers:
+            print(f"  peer {peer.name} pid {peer.process.pid} port {peer.port}: {' '.join(peer.argv[1:])}", flush=True)
         samples: dict[str, list[float]] = {name: [] for name, _, _ in targets}
         rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in targets}
         # the CPU the proxy process serving a series spent on it (all its threads): steadier than latency on a busy
         # or throttled machine, and what backchannel adds is the difference to the no-op mitmdump's
-        mitm_pid = {"b_noop_mitmdump": noop.process.pid}
+        mitm_pid = {"b_noop_mitmdump": noop.process.pid, "b2_noop_lean_mitmdump": lean.process.pid}
         for bc in backchannels:
             pid = getattr(bc, "proxy_pid", None) or bc.pids[0]
             mitm_pid[f"c_backchannel{bc.suffix}"] = mitm_pid[f"c2_backchannel_drop_result_type{bc.suffix}"] = pid
+        for peer in peers:
+            mitm_pid[f"d_{peer.label}"] = peer.process.pid
         cpu_ms: dict[str, list[float]] = {name: [] for name, _, _ in targets}
         tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
-        pids = [noop.process.pid, *(pid for bc in backchannels for pid in bc.pids)]
+        pids = [noop.process.pid, lean.process.pid, *(pid for bc in backchannels for pid in bc.pids)]
+        pids += [p.process.pid for p in peers]
         width = max(len(name) for name, _, _ in targets) + 1
         next_id = 1
         for r in range(args.rounds):
@@ -944,9 +1083,12 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
         try:
             close_backchannels(backchannels)
         finally:
+            stop_peers(peers)
+            if lean is not None:
+                lean.stop()
             noop.stop()
     stats = {name: summary(v) for name, v in samples.items()}
-    overhead = latency_overhead([name for name, _, _ in targets[2:]], stats, rounds, args.rounds)
+    overhead = latency_overhead([name for name, _, _ in targets[3:]], stats, rounds, args.rounds)
     out["latency"] = {
         "requests_per_series": args.requests,
         "warmup": args.warmup,
@@ -963,6 +1105,8 @@ def section_latency(args: argparse.Namespace, tmp: Path, endpoint_url: str, out:
     if args.build:
         out["latency"]["between_builds"] = between_builds(args.build, overhead, stats, rounds, args.rounds)
         out["latency"]["proxy_argv"] = {bc.label: bc.proxy_argv for bc in backchannels}
+    if peers:
+        out["latency"]["peers"] = {f"d_{peer.label}": peer.stats() for peer in peers}
     recordings = {bc.label: recording_stats(bc.recording) for bc in backchannels}
     out["recordings"] = recordings
     if not args.build:
@@ -974,16 +1118,23 @@ def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> Non
     addon = tmp / "noop_stream_addon.py"
     addon.write_text(NOOP_STREAM_ADDON)
     noop: NoopProxy | None = None
+    lean: NoopProxy | None = None
     backchannels: list[Backchannel] = []
+    peers: list[PeerProxy] = []
     try:
         noop = NoopProxy(f"http://127.0.0.1:{upstream.port}", addon, tmp / "noop-sse-mitmdump.log")
+        lean = NoopProxy(f"http://127.0.0.1:{upstream.port}", addon, tmp / "noop-lean-sse-mitmdump.log", lean=True)
         backchannels = open_backchannels(args, tmp, "sse", upstream.url, {"sse": {}})
+        peers = open_peers(args, tmp, "sse", upstream.url)
         urls = {"direct": upstream.url, "noop_mitmdump_streaming": f"http://127.0.0.1:{noop.port}/mcp"}
+        urls["noop_lean_mitmdump_streaming"] = f"http://127.0.0.1:{lean.port}/mcp"
+        urls.update({peer.label: peer.url for peer in peers})
         urls.update({bc.label: bc.urls["sse"] for bc in backchannels})
         names = list(urls)
         pooled: dict[str, list[float]] = {name: [] for name in names}
         reps: dict[str, list[dict[str, float]]] = {name: [] for name in names}
-        pids = [noop.process.pid, *(pid for bc in backchannels for pid in bc.pids)]
+        pids = [noop.process.pid, lean.process.pid, *(pid for bc in backchannels for pid in bc.pids)]
+        pids += [p.process.pid for p in peers]
         width = max(len(name) for name in names) + 1
         for r in range(args.sse_reps):
             for name in names:
@@ -1001,8 +1152,10 @@ def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> Non
         try:
             close_backchannels(backchannels)
         finally:
-            if noop is not None:
-                noop.stop()
+            stop_peers(peers)
+            for no_op in (noop, lean):
+                if no_op is not None:
+                    no_op.stop()
             upstream.stop()
     stats = {name: {**summary(v), "over_goal": sum(x > SSE_GOAL_MS for x in v)} for name, v in pooled.items()}
     per_backchannel: dict[str, Any] = {}
@@ -1011,6 +1164,8 @@ def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> Non
         per_backchannel[bc.label] = {
             "added_median_ms": stats[bc.label]["median"] - stats["direct"]["median"],
             "added_median_over_noop_ms": stats[bc.label]["median"] - stats["noop_mitmdump_streaming"]["median"],
+            "added_median_over_noop_lean_ms": stats[bc.label]["median"]
+            - stats["noop_lean_mitmdump_streaming"]["median"],
             "goal_met_p95": stats[bc.label]["p95"] <= SSE_GOAL_MS,
             "goal_met_max": stats[bc.label]["max"] <= SSE_GOAL_MS,
             "recording": {"rows": rec["rows"], "anomalies": rec["anomalies"], "bytes": rec["bytes"]},
@@ -1025,6 +1180,12 @@ def section_sse(args: argparse.Namespace, tmp: Path, out: dict[str, Any]) -> Non
         "goal": f"forward an SSE event within {SSE_GOAL_MS:.0f} ms",
         "backchannels": per_backchannel,
     }
+    if peers:
+        noop_median = stats["noop_mitmdump_streaming"]["median"]
+        out["sse"]["peers"] = {
+            peer.label: {"added_median_over_noop_ms": stats[peer.label]["median"] - noop_median, **peer.stats()}
+            for peer in peers
+        }
     if not args.build:  # the keys of the single-build runs
         out["sse"].update(per_backchannel["backchannel"])
 
@@ -1151,16 +1312,21 @@ def report(out: dict[str, Any]) -> None:
                 ]
             )
         print(table(rows))
-        backchannel_series = [name for name in lat["pooled"] if name not in ("a_direct", "b_noop_mitmdump")]
+        backchannel_series = [name for name in lat["pooled"] if name in lat["overhead"]]
         for name in backchannel_series:
             o = lat["overhead"][name]
             per = ", ".join(f"{p:.0f}%" for p in o["pct_of_noop_overhead_per_round"])
+            goal = "" if name.startswith("d_") else f"; goal <= {LATENCY_GOAL_PCT:.0f}%: "
+            goal += ("MET" if o["goal_met"] else "MISSED") if goal else ""
             print(
                 f"  {name}: {o['over_noop_ms']:+.3f} ms over no-op mitmdump = {o['pct_of_noop_overhead']:.0f}% of "
                 f"the no-op's own +{lat['overhead']['noop_over_direct_ms']:.3f} ms (per round: {per}; median "
-                f"{o['pct_median_of_rounds']:.0f}%); goal <= {LATENCY_GOAL_PCT:.0f}%: "
-                f"{'MET' if o['goal_met'] else 'MISSED'}"
+                f"{o['pct_median_of_rounds']:.0f}%){goal}"
             )
+        for name in backchannel_series:
+            o = lat["overhead"][name]
+            lean = "" if o.get("added_vs_noop_lean") is None else f", {o['added_vs_noop_lean']:.2f}x the lean no-op's"
+            print(f"  {name}: added latency over direct {o['added_vs_noop']:.2f}x the no-op mitmdump's{lean}")
         foreign = [r["foreign_cpu"] for v in lat["per_round"].values() for r in v]
         quiet = lat["overhead"]["quiet_rounds"]
         for name in backchannel_series:
@@ -1172,15 +1338,25 @@ def report(out: dict[str, Any]) -> None:
         cpu = lat.get("proxy_cpu_ms_per_request", {})
         if "b_noop_mitmdump" in cpu:
             noop_cpu = percentile(cpu["b_noop_mitmdump"], 50)
-            print(f"  proxy CPU per request (median of rounds): no-op mitmdump {noop_cpu:.3f} ms")
+            lean_cpu = percentile(cpu["b2_noop_lean_mitmdump"], 50) if "b2_noop_lean_mitmdump" in cpu else None
+            print(
+                f"  proxy CPU per request (median of rounds): no-op mitmdump {noop_cpu:.3f} ms"
+                + ("" if lean_cpu is None else f", no-op lean mitmdump {lean_cpu:.3f} ms")
+            )
             for name in backchannel_series:
                 if name in cpu:
                     mine = percentile(cpu[name], 50)
                     per = ", ".join(f"{x:.3f}" for x in cpu[name])
+                    vs_lean = "" if lean_cpu is None else f", {mine / lean_cpu:.2f}x the lean no-op's"
                     print(
-                        f"  proxy CPU per request, {name}: {mine:.3f} ms, +{mine - noop_cpu:.3f} ms over the no-op "
-                        f"= {100 * (mine - noop_cpu) / noop_cpu:.0f}% of the no-op's own CPU (per round: {per})"
+                        f"  proxy CPU per request, {name}: {mine:.3f} ms = {mine / noop_cpu:.2f}x the no-op's"
+                        f"{vs_lean}, {mine - noop_cpu:+.3f} ms (per round: {per})"
                     )
+        for name, peer in lat.get("peers", {}).items():
+            print(
+                f"  {name}: {peer['spec']}, exit code {peer['exit_code']}, its cassette {peer['cassette_bytes']:,} "
+                "bytes after the section"
+            )
         for name, d in lat.get("between_builds", {}).items():
             per = ", ".join(f"{x:+.3f}" for x in d["median_delta_ms_per_round"])
             print(
@@ -1211,6 +1387,14 @@ def report(out: dict[str, Any]) -> None:
         print(table(rows))
         foreign = [r["foreign_cpu"] for v in sse["per_rep"].values() for r in v]
         print(f"  other processes used {100 * min(foreign):.0f}-{100 * max(foreign):.0f}% of the CPUs during the reps")
+        noop_median = sse["pooled"]["noop_mitmdump_streaming"]["median"]
+        lean_median = sse["pooled"].get("noop_lean_mitmdump_streaming", {}).get("median")
+        for name, st in sse["pooled"].items():
+            if name not in ("direct", "noop_mitmdump_streaming", "noop_lean_mitmdump_streaming"):
+                lean = "" if lean_median is None else f", {st['median'] - lean_median:+.3f} ms over the lean one"
+                print(
+                    f"  {name}: {st['median'] - noop_median:+.3f} ms per event over the no-op streaming mitmdump{lean}"
+                )
         for label, b in sse["backchannels"].items():
             print(
                 f"  {label}: goal: {sse['goal']}: p95 {'MET' if b['goal_met_p95'] else 'MISSED'}, "
@@ -1277,12 +1461,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "series of all builds interleaved round by round; the first one is the reference for the comparison",
     )
     p.add_argument("--no-drop", action="store_true", help="leave out the drop-result-type series")
+    p.add_argument(
+        "--peer",
+        choices=sorted(PEER_SPECS),
+        action="append",
+        default=[],
+        help="also measure this other MCP recorder as a proxy (latency, CPU, SSE), installed into its own venv "
+        f"under {PEERS_HOME} the first time; skipped with a message if it cannot be installed; repeatable",
+    )
     args = p.parse_args(argv)
     sections = set(args.only or ("latency", "sse", "startup"))
     if args.build and len({b.name for b in args.build}) != len(args.build):
         p.error("--build names must differ")
     # a bound for the build helpers, which stop themselves after it even if this process hangs
-    series = 2 + (1 if args.no_drop else 2) * len(args.build or [1])
+    series = 2 + len(args.peer) + (1 if args.no_drop else 2) * len(args.build or [1])
     args.helper_max_seconds = 900 + 0.1 * args.rounds * series * (args.requests + args.warmup)
 
     began = time.perf_counter()
@@ -1300,6 +1492,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             build.info = build_info(build, tmp)
             out.setdefault("builds", {})[build.name] = {"python_arg": build.python, **build.info}
         set_confdir(args)
+        args.peer_commands = {name: command for name in args.peer if (command := peer_command(name)) is not None}
         out = {"machine": machine(), **out}
         m = out["machine"]
         print(

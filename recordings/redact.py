@@ -192,6 +192,8 @@ class Redactor:
         self._tally: dict[tuple[str, str], int] = {}
         self.clean: set[str] = set()  # texts found free of secrets under this policy (CLEAN_CACHE of them)
         self.clean_words: set[str] = set()  # short free texts found free of secrets (CLEAN_WORDS of them)
+        # header lists found free of secrets, each with its stored form (cell_rules: CLEAN_HEADER_LISTS of them)
+        self.clean_headers: dict[tuple[tuple[str, str], ...], str] = {}
 
     def count(self, kind: str, name: str) -> None:
         key = (kind, name[:NAME_LIMIT])
@@ -236,6 +238,11 @@ def _in_force() -> Redactor:
 
 
 # ---------------------------------------------------------------------------------------------- headers and paths
+
+
+def clean_header_lists() -> dict[tuple[tuple[str, str], ...], str]:
+    """The redactor in force's header lists found free of secrets, each with its stored form (see cell_rules)."""
+    return _in_force().clean_headers
 
 
 def redact_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-import queue
 import sqlite3
 import sys
 import threading
-import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,8 +20,8 @@ from .meta import MetaValue, RecordingInfo
 from .migrations import FORMAT_MARKER, MIGRATION_SET
 from .rows import AnomalyRow, ExchangeOutcome, ExchangeRequest, Row, RunChange
 
-BATCH_ROWS = 50
-BATCH_SECONDS = 0.05
+BATCH_SECONDS = 0.05  # the longest a queued row waits for its commit (what a kill -9 can lose, as before)
+BACKLOG = 2000  # queued items that wake the writer before its batch time is up (bounds the memory of a burst)
 _STOP = object()
 _FLUSH = "flush"
 _GROUP = "group"
@@ -99,17 +98,22 @@ def upgrade(path: str | Path) -> list[str]:
 
 
 class RecordingWriter:
-    """A single writer thread fed by a queue; commits every BATCH_ROWS rows or BATCH_SECONDS, whichever first.
+    """A single writer thread on its own clock: every BATCH_SECONDS it writes everything queued in one transaction.
 
-    Hooks hand it typed rows (recordings/rows.py) and never wait on SQLite. If a write fails the writer stops and
-    every later call raises, because traffic recorded nowhere is worse than a visible crash. Rows (and meta values)
-    are serialised on the writer thread with `redactor` in force: this recording's policy and tally, no one else's.
+    Hooks hand it typed rows (recordings/rows.py) and never wait on SQLite, nor wake a thread: waking it per row group
+    cost the proxy a thread switch and a GIL hand-over on the request's path, in the middle of forwarding an exchange
+    or an SSE event (issue 26). Only a flush, a stop or a backlog wakes it early. If a write fails
+    the writer stops and every later call raises, because traffic recorded nowhere is worse than a visible crash.
+    Rows (and meta values) are serialised on the writer thread with `redactor` in force: this recording's policy and
+    tally, no one else's.
     """
 
     def __init__(self, path: str | Path, redactor: redact.Redactor | None = None) -> None:
         self.path = str(path)
         self.redactor = redactor or redact.Redactor()
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._items: deque[Any] = deque()  # statements, groups, work and control items, in order
+        self._wake = threading.Event()  # set for a flush, a stop or a backlog only
+        self._urgent = False  # a flush or a stop is queued: the batch is written now, not at the end of its time
         self._failure: BaseException | None = None
         self._columns: dict[str, frozenset[str]] = {}
         if not Path(self.path).is_file():  # sqlite3 would create an empty file and then call it "not a recording"
@@ -138,9 +142,13 @@ class RecordingWriter:
         conn.execute("PRAGMA busy_timeout=30000")
         return conn
 
-    def _check(self, table: str, names: Iterable[str]) -> None:
+    def refuse_if_failed(self) -> None:
+        """Raise if the writer stopped: for a caller that queues only `later` work, which is not checked."""
         if self._failure is not None:
             raise RecordingError(f"recording {self.path} stopped accepting writes: {self._failure}")
+
+    def _check(self, table: str, names: Iterable[str]) -> None:
+        self.refuse_if_failed()
         known = self._columns.get(table)
         if known is None or not set(names) <= known:
             raise ValueError(f"unknown table or columns for {table}: {sorted(names)}")
@@ -150,7 +158,17 @@ class RecordingWriter:
         if group is not None:
             group.append((sql, params))
         else:
-            self._queue.put((sql, params))
+            self._enqueue((sql, params))
+
+    def _enqueue(self, item: Any, *, urgent: bool = False) -> None:
+        """Queue an item; wake the writer only for a flush or a stop, or when the backlog grows (rows wait for its
+        clock, BATCH_SECONDS at most: no thread switch per row)."""
+        self._items.append(item)
+        if urgent:
+            self._urgent = True
+            self._wake.set()
+        elif len(self._items) >= BACKLOG:
+            self._wake.set()
 
     @contextmanager
     def group(self) -> Iterator[None]:
@@ -162,7 +180,7 @@ class RecordingWriter:
         finally:
             self._local.group = None
             if statements:
-                self._queue.put((_GROUP, statements))
+                self._enqueue((_GROUP, statements))
 
     def _prepared(self, key: object) -> Prepared | None:
         """The SQL of a statement shape already checked, or None: check (again, after a failure: it raises)."""
@@ -225,7 +243,7 @@ class RecordingWriter:
     def flush(self, timeout: float = 10.0) -> None:
         """Wait until everything queued so far is committed."""
         done = threading.Event()
-        self._queue.put((_FLUSH, done))
+        self._enqueue((_FLUSH, done), urgent=True)
         if not done.wait(timeout):
             raise RecordingError(f"recording {self.path}: writer did not commit within {timeout:.0f} s")
         if self._failure is not None:
@@ -233,7 +251,7 @@ class RecordingWriter:
 
     def close(self, timeout: float = 10.0) -> None:
         """Commit what is queued and stop the writer thread."""
-        self._queue.put(_STOP)
+        self._enqueue(_STOP, urgent=True)
         self._thread.join(timeout)
 
     def _loop(self) -> None:
@@ -242,38 +260,42 @@ class RecordingWriter:
 
     def _write_batches(self) -> None:
         conn = self._connect()
-        pending = 0
-        first = 0.0
         try:
             while True:
-                wait = None if pending == 0 else max(0.0, BATCH_SECONDS - (time.monotonic() - first))
-                try:
-                    item = self._queue.get(timeout=wait)
-                except queue.Empty:
-                    item = None
-                due = pending >= BATCH_ROWS or (pending > 0 and time.monotonic() - first >= BATCH_SECONDS)
-                if item is None or item is _STOP or item[0] == _FLUSH or due:
-                    if conn.in_transaction:  # also a batch that made no rows (later work that wrote nothing)
-                        conn.execute("COMMIT")
-                    pending = 0
-                    if item is _STOP:
-                        return
-                    if item is not None and item[0] == _FLUSH:
-                        item[1].set()
-                        continue
-                    if item is None:
-                        continue
-                if not conn.in_transaction:
-                    conn.execute("BEGIN")
-                    first = time.monotonic()
-                statements = item[1] if item[0] is _GROUP else [item]
-                pending += self._execute(conn, statements)
+                # the batch fills (a flush, a stop or a backlog ends the wait early), then all of it is written; an
+                # idle writer wakes 20 times a second for nothing, which costs far less than a wake-up per row
+                if not self._urgent and len(self._items) < BACKLOG:
+                    self._wake.wait(BATCH_SECONDS)
+                self._wake.clear()
+                self._urgent = False
+                if self._write_queued(conn):
+                    return
         except BaseException as exc:  # a writer that dies silently would lose traffic
             self._failure = exc
             print(f"backchannel: recording writer for {self.path} failed: {exc}", file=sys.stderr, flush=True)
             self._drain_flushes()
         finally:
             conn.close()
+
+    def _write_queued(self, conn: sqlite3.Connection) -> bool:
+        """Write the items queued so far in one transaction (a flush commits where it stands); True at a stop. Items
+        queued meanwhile wait for the next batch, so a steady stream of traffic still commits on the batch clock."""
+        items = self._items
+        for _ in range(len(items)):
+            item = items.popleft()
+            if item is _STOP or item[0] == _FLUSH:
+                if conn.in_transaction:  # also a batch that made no rows (later work that wrote nothing)
+                    conn.execute("COMMIT")
+                if item is _STOP:
+                    return True
+                item[1].set()
+                continue
+            if not conn.in_transaction:
+                conn.execute("BEGIN")
+            self._execute(conn, item[1] if item[0] is _GROUP else [item])
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+        return False
 
     def _execute(self, conn: sqlite3.Connection, statements: Sequence[tuple[str, Params]]) -> int:
         """Run queued statements on the writer thread, making values and running later work here; returns a count."""
@@ -304,11 +326,8 @@ class RecordingWriter:
         return sql, cell_rules.redacted(rules, row.values())
 
     def _drain_flushes(self) -> None:
-        while True:
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                return
+        while self._items:
+            item = self._items.popleft()
             if item is not _STOP and item[0] == _FLUSH:
                 item[1].set()
 

@@ -24,8 +24,6 @@ from backchannel.proxy.timeline import ARROWS, safe, summary
 from backchannel.recordings import load, redact
 from backchannel.recordings.reader import messages_after
 
-RULES_EVERY_S = 1.0  # the live view judges the recording so far at most this often (a judge reads the whole file)
-
 
 @dataclass(frozen=True)
 class RecordResult:
@@ -108,7 +106,7 @@ def record_live(
         run = capture.new_run("live", plan, scenario=None if upstream else scenario)
         console.print(f"Point your client at: [bold]{run.url}[/bold]")
         console.print(f"Recording to {out}. Ctrl-C stops and closes the recording.", style="dim", markup=False)
-        last, judged_at, rules, rules_looked = 0, 0, LiveRules(out), 0.0
+        last, judged_at, rules = 0, 0, LiveRules(out)
         marks = WebMarks(web_ui.url) if web_ui is not None else None
         try:
             while True:
@@ -118,8 +116,8 @@ def record_live(
                     # method and payload come from the client's traffic: never let them be read as markup
                     line = escape(safe(f"{message.kind} {message.method or ''} {summary(message.payload)}"))
                     console.print(f"#{message.seq} {ARROWS[message.direction]} {line}{mark}", highlight=False)
-                if last > judged_at and time.monotonic() - rules_looked >= RULES_EVERY_S:
-                    judged_at, rules_looked = last, time.monotonic()
+                if last > judged_at and rules.due():  # paced by LiveRules: it judges the whole recording so far
+                    judged_at = last
                     for broken in rules.news():  # the session rules, over the recording so far
                         console.print(escape(broken.line), style="red", highlight=False)
                         if marks is not None and not marks.failed and not marks.mark(broken.flows, broken.status,

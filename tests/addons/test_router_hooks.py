@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from mitmproxy.test import tutils
+
+from backchannel.addons.router import Router
 from tests.addons.conftest import CALL, RESULT, REVERSE_TARGET, Rig, upstream_response, wire
 
 
@@ -46,6 +49,30 @@ def test_the_client_is_asked_for_uncompressed_bodies_so_the_sse_tee_sees_plain_b
     flow = rig.flow(run_id, wire(CALL), headers={"accept-encoding": "gzip, br"})
     rig.addons.router.requestheaders(flow)
     assert flow.request.headers["accept-encoding"] == "identity"
+
+
+def test_every_request_goes_upstream_asking_for_identity_exactly_as_anticomp_would_make_it():
+    """The Router skips anticomp for a request that already asks for exactly identity: its headers must then be what
+    anticomp would have made of them, and any other request must still get anticomp's."""
+    cases = [
+        [("Accept-Encoding", "identity")],  # http.client's default: left as it is
+        [("accept-encoding", "identity"), ("x-other", "1")],
+        [],  # none: one is added
+        [("Accept-Encoding", "gzip")],
+        [("Accept-Encoding", "identity"), ("Accept-Encoding", "gzip")],  # two: collapsed into one
+        [("Accept-Encoding", "IDENTITY")],
+    ]
+    for headers in cases:
+        ours, theirs = tutils.treq(path=b"/r/abc/mcp"), tutils.treq(path=b"/r/abc/mcp")
+        for request in (ours, theirs):
+            request.headers.clear()
+            for name, value in headers:
+                request.headers.add(name, value)
+        theirs.anticomp()
+        flow = type("Flow", (), {"request": ours, "id": "f"})()
+        router = Router(type("Session", (), {"flows": {}})())  # type: ignore[arg-type]
+        router.requestheaders(flow)  # type: ignore[arg-type]
+        assert ours.headers.fields == theirs.headers.fields, headers
 
 
 def test_an_unknown_run_is_answered_404_with_a_jsonrpc_error_and_never_forwarded(rig: Rig):

@@ -230,3 +230,20 @@ def test_a_screenshot_is_kept_whole_or_left_out_never_masked_into_a_broken_image
         assert rule(png + b"tEXtComment\x00 " + token + b" ") is None
         assert rule("<script>not an image</script>") is None
         assert rule(None) is None
+
+
+def test_a_header_list_found_clean_is_stored_alike_again_and_a_secret_one_is_redacted_and_counted_every_time():
+    """The writer keeps header lists found free of secrets (the same few come with every exchange), per redactor."""
+    [rule] = cell_rules.written("exchanges", ("request_headers",))
+    clean = [("content-type", "application/json"), ("x-team", "s-1")]
+    secret = [("authorization", "Bearer abcdefghijklmnopqrstuvwxyz0123")]
+    with redact.applying(redact.Redactor()) as redactor:
+        first = [rule(list(clean)) for _ in range(3)]
+        hidden = [rule(list(secret)) for _ in range(3)]
+    assert len(set(first)) == 1 and json.loads(first[0]) == [list(pair) for pair in clean]
+    assert all(redact.REDACTED in text and "abcdefghij" not in text for text in hidden)
+    assert redactor.tally()["header"] == {"authorization": 3}
+    stricter = redact.Policy(["x-team"])  # another recording's policy (--redact): the list is not clean there
+    with redact.applying(redact.Redactor(stricter)) as other:
+        assert "s-1" not in str(rule(list(clean)))
+    assert other.tally()["header"] == {"x-team": 1}

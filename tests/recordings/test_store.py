@@ -1,6 +1,7 @@
 import os
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,33 @@ def test_committed_rows_are_readable_while_the_writer_is_still_open(tmp_path):
     writer.flush()
     assert [a.kind for a in load(path).anomalies] == ["x"]
     writer.close()
+
+
+def test_rows_queued_without_a_flush_are_committed_on_the_writers_own_clock(tmp_path):
+    """No producer wakes the writer (that cost the proxy a thread switch per exchange): it commits every batch
+    within BATCH_SECONDS by itself, so a kill -9 loses no more than before and a reader sees rows without a flush."""
+    path = tmp_path / "r.sqlite"
+    store.create(path)
+    writer = store.RecordingWriter(path)
+    for i in range(3):
+        writer.insert(AnomalyRow(kind=f"k{i}", detail="y"))
+    deadline = time.monotonic() + 10
+    while len(load(path, live=True).anomalies) < 3:  # polls the file: a commit in another thread sends no event
+        assert time.monotonic() < deadline, "the writer did not commit queued rows by itself"
+        time.sleep(store.BATCH_SECONDS)
+    assert [a.kind for a in load(path, live=True).anomalies] == ["k0", "k1", "k2"]
+    writer.close()
+
+
+def test_a_burst_larger_than_the_backlog_is_written_whole_in_order(tmp_path):
+    path = tmp_path / "r.sqlite"
+    store.create(path)
+    writer = store.RecordingWriter(path)
+    n = store.BACKLOG * 2 + 7
+    for i in range(n):
+        writer.insert(AnomalyRow(kind="burst", detail=str(i)))
+    writer.close()
+    assert [a.detail for a in load(path).anomalies] == [str(i) for i in range(n)]
 
 
 def test_a_row_the_recording_has_no_table_for_is_a_programming_error(tmp_path):

@@ -45,3 +45,47 @@ def test_the_side_is_the_one_each_rule_declares():
     assert side_of("sep-2322-not-on-unsupported-requests") == "server"
     assert side_of("session-client-answers-only-server-requests") == "client"
     assert all(rule.side in ("client", "server") for rule in session_checks().values())
+
+
+class _Clock:
+    """A clock that moves `step` seconds at each read: a look reads it when it begins and when it ends, so with a
+    step of N a look seems to take N seconds (the test's stand-in for a slow judge)."""
+
+    def __init__(self) -> None:
+        self.now, self.step = 100.0, 0.0
+
+    def __call__(self) -> float:
+        value = self.now
+        self.now += self.step
+        return value
+
+
+def _look(live: LiveRules, clock: _Clock, seconds: float) -> float:
+    """One look that takes `seconds` on the clock; returns when it ended."""
+    clock.step = seconds
+    began = clock.now
+    live.news()
+    clock.step = 0.0
+    return began + seconds
+
+
+def test_a_look_is_due_a_second_after_a_quick_one(tmp_path):
+    clock = _Clock()
+    live = LiveRules(tmp_path / "half.sqlite", clock=clock)
+    assert live.due()
+    ended = _look(live, clock, 0.01)
+    clock.now = ended + 0.99
+    assert not live.due()
+    clock.now = ended + 1.0
+    assert live.due()
+
+
+def test_after_a_slow_look_the_next_waits_so_looking_takes_a_tenth_of_the_time(tmp_path):
+    (tmp_path / "half.sqlite").write_bytes(b"not yet a recording")
+    clock = _Clock()
+    live = LiveRules(tmp_path / "half.sqlite", clock=clock)
+    ended = _look(live, clock, 3.0)  # a long session: loading and judging it took 3 s
+    clock.now = ended + 26.9
+    assert not live.due()
+    clock.now = ended + 27.0  # 3 s of looking in every 30
+    assert live.due()
