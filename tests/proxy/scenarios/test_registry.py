@@ -22,10 +22,15 @@ RECIPE = "tests.scenario_recipe.echo_once"
 PY_SDK = f"{sys.executable} -m backchannel.proxy.clients.drivers.py_sdk {{url}}"
 
 
+@pytest.fixture(autouse=True)
+def _built_in_scenarios_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with only the built-in scenarios in this process; the tests that add one set the variable."""
+    monkeypatch.delenv("BACKCHANNEL_SCENARIOS", raising=False)
+
+
 def _here(*args: str | Path) -> Result:
-    """The command in this process (tests/in_process.py), with only the built-in scenarios (this worker's
-    BACKCHANNEL_SCENARIOS is unset): refusals and listings, where each new process would only add a CLI start."""
-    assert "BACKCHANNEL_SCENARIOS" not in os.environ
+    """The command in this process (tests/in_process.py): refusals and listings, where each new process would only
+    add a CLI start."""
     return backchannel(*map(str, args))
 
 
