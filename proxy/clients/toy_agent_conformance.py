@@ -7,12 +7,10 @@ It speaks 2026-07-28 only, on a wire of its own (stdlib http.client), so every h
 
 from __future__ import annotations
 
-import http.client
 import itertools
 import json
 import os
 import sys
-import urllib.request
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -90,6 +88,8 @@ class Wire:
         return answer.get("result")
 
     def _post(self, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        import http.client  # imported late, as in toy_agent_wire.py: most toy runs never post
+
         parts = urlsplit(self.url)
         conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=wire.TIMEOUT_S)
         try:
@@ -219,6 +219,8 @@ def ref_no_deref_run(net: Wire, flaws: frozenset[str]) -> None:
     for tool in net.call("tools/list", {}).get("tools", []):
         for ref in network_refs(tool.get("inputSchema")):
             if "fetch-ref" in flaws:
+                import urllib.request  # only this flaw fetches
+
                 with urllib.request.urlopen(ref, timeout=wire.TIMEOUT_S) as fetched:  # noqa: S310 (the flaw itself)
                     fetched.read()
             else:

@@ -13,7 +13,6 @@ resultType fixes, so it breaks nothing else.
 
 from __future__ import annotations
 
-import http.client
 import json
 import threading
 from pathlib import Path
@@ -117,6 +116,8 @@ class Listening:
         return self.opened.wait(WAIT_S)
 
     def _read(self) -> None:
+        import http.client  # only a run that listens needs it (toy_agent_wire.py says why it is imported late)
+
         parts = urlsplit(self.conn.url)
         http_conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=WAIT_S * 6)
         headers = {"Accept": "text/event-stream", "MCP-Protocol-Version": self.conn.version}
@@ -206,6 +207,8 @@ def run_roots(build: Build, args: list[str]) -> int:
 
 def end_session(conn: wire.Connection) -> None:
     """DELETE the 2025 session (which also ends its GET stream); a failure to do so changes nothing."""
+    import http.client  # imported late, as in toy_agent_wire.py
+
     parts = urlsplit(conn.url)
     http_conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=WAIT_S)
     headers = {"Mcp-Session-Id": conn.session_id or "", "MCP-Protocol-Version": conn.version}

@@ -9,14 +9,16 @@ request cannot talk the toy into the 2025 era: the flaws show on the requests af
 from __future__ import annotations
 
 import base64
-import http.client
 import itertools
 import json
 import re
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    import http.client
 
 CLIENT_NAME = "backchannel-toy-agent"
 CLIENT_VERSION = "0.1.0"
@@ -260,6 +262,10 @@ class Connection:
         return headers
 
     def _post(self, message: dict[str, Any], want: int | None) -> dict[str, Any] | None:
+        # imported here: http.client (and the email parser under it) is half of the toy's start-up, and many of its
+        # runs (help, version, discovery's probes) never post
+        import http.client
+
         parts = urlsplit(self.url)
         factory = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         conn = factory(parts.hostname or "", parts.port, timeout=self.timeout)

@@ -1,4 +1,8 @@
-"""The `backchannel` command as a user runs it: a subprocess, exit codes, and what it prints."""
+"""The `backchannel` command as a user runs it: a subprocess, exit codes, and what it prints.
+
+What `show` and `upgrade` make of hostile or broken files, and what `record` does with a client that cannot start,
+is the command's own logic, not the process's: those run in this process (tests/in_process.py), which spares a CLI
+start (about half a CPU second) each."""
 
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ from backchannel.recordings import load
 from backchannel.recordings.reports import stored_report
 from tests.e2e.conftest import REPO_TEXT, TOOL
 from tests.factories import new_recording
+from tests.in_process import backchannel
 
 
 def _backchannel() -> list[str]:
@@ -74,10 +79,20 @@ def _foreign_sqlite(tmp_path: Path) -> Path:
     return other
 
 
-def test_record_runs_the_sdk_client_through_the_proxy_and_show_prints_its_calls_and_output(tmp_path: Path) -> None:
-    out = tmp_path / "session.sqlite"
+@pytest.fixture(scope="module")
+def sdk_session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """One `record --flow-state` of the Python SDK driver against the bundled endpoint, made once for the module:
+    the tests below each read their own part of it (what record printed, what show and judge print of the file,
+    the flow state it stored)."""
+    out = tmp_path_factory.mktemp("sdk-session") / "session.sqlite"
     client = [sys.executable, "-m", "backchannel.proxy.clients.drivers.py_sdk", "{url}"]
-    recorded = _cli("record", "--out", out, "--timeout", "30", "--", *client, timeout=90)
+    return out, _cli("record", "--flow-state", "--out", out, "--timeout", "30", "--", *client, timeout=90)
+
+
+def test_record_runs_the_sdk_client_through_the_proxy_and_show_prints_its_calls_and_output(
+    sdk_session: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    out, recorded = sdk_session
     assert recorded.returncode == 0, recorded.stderr
     assert "clientexitedwithexitcode0" in _squeezed(recorded.stderr)
 
@@ -105,10 +120,11 @@ def test_record_runs_the_sdk_client_through_the_proxy_and_show_prints_its_calls_
     assert shown.stderr == ""
 
 
-def test_judge_of_a_plain_recorded_session_gives_the_session_rules_not_nothing(tmp_path: Path) -> None:
-    out = tmp_path / "session.sqlite"
-    client = [sys.executable, "-m", "backchannel.proxy.clients.drivers.py_sdk", "{url}"]
-    assert _cli("record", "--out", out, "--timeout", "30", "--", *client, timeout=90).returncode == 0
+def test_judge_of_a_plain_recorded_session_gives_the_session_rules_not_nothing(
+    sdk_session: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    out, recorded = sdk_session
+    assert recorded.returncode == 0, recorded.stderr
     judged = _cli("judge", out, "--format", "json")
     assert judged.returncode == 0, judged.stderr
     report = json.loads(judged.stdout)
@@ -132,8 +148,8 @@ def test_show_prints_a_line_the_client_wrote_in_pieces_as_one_line(tmp_path: Pat
     recording = new_recording(tmp_path / "pieces.sqlite", runs=[{"id": "r1"}], terminal=terminal)
     assert raw_bytes(load(recording), "r1", "stdout") == f"tools: {TOOL}\n{REPO_TEXT}\n".encode()
 
-    shown = _cli("show", recording)
-    assert shown.returncode == 0, shown.stderr
+    shown = backchannel("show", str(recording))
+    assert shown.exit_code == 0, shown.stderr
     printed = [line.strip() for line in shown.stdout.splitlines() if "stdout@" in line]
     assert printed == [f"stdout@0: tools: {TOOL}", f"stdout@{offsets[4]}: {REPO_TEXT}"]
 
@@ -228,27 +244,10 @@ def test_every_cli_error_is_a_single_line(
     assert len(result.stderr.splitlines()) == 1, result.stderr
 
 
-def test_flow_state_is_stored_on_request_and_restores_as_a_mitmproxy_flow(tmp_path):
-    out = tmp_path / "fs.sqlite"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "backchannel.proxy.cli",
-            "record",
-            "--flow-state",
-            "--out",
-            str(out),
-            "--",
-            sys.executable,
-            "-m",
-            "backchannel.proxy.clients.drivers.py_sdk",
-            "{url}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def test_flow_state_is_stored_on_request_and_restores_as_a_mitmproxy_flow(
+    sdk_session: tuple[Path, subprocess.CompletedProcess[str]],
+):
+    out, done = sdk_session
     assert done.returncode == 0, done.stderr
     exchange = next(x for x in load(out).exchanges if x.flow_state)
     flow = Flow.from_state(msgpack.unpackb(exchange.flow_state, raw=False))
@@ -257,23 +256,8 @@ def test_flow_state_is_stored_on_request_and_restores_as_a_mitmproxy_flow(tmp_pa
 
 def test_a_client_that_cannot_start_exits_2_naming_why_and_the_recording_keeps_the_run(tmp_path):
     out = tmp_path / "nf.sqlite"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "backchannel.proxy.cli",
-            "record",
-            "--out",
-            str(out),
-            "--",
-            "/nonexistent/client",
-            "{url}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2
+    done = backchannel("record", "--out", str(out), "--", "/nonexistent/client", "{url}")
+    assert done.exit_code == 2
     assert "No such file or directory" in done.stderr.splitlines()[-1]
     (run,) = load(out).runs
     assert run.outcome == "failed-to-start" and "No such file" in (run.detail.note or "")
@@ -285,10 +269,8 @@ def test_show_escapes_terminal_control_sequences_a_hostile_recording_carries(tmp
         runs=[{"id": "r1", "name": "x\x1b]0;pwned\x07"}],
         terminal=[{"run_id": "r1", "stream": "stdout", "offset": 0, "data": b"\x1b[31mred\x1b[0m \xe2\x80\xaeevil\n"}],
     )
-    shown = subprocess.run(
-        [sys.executable, "-m", "backchannel.proxy.cli", "show", str(path)], capture_output=True, text=True, timeout=60
-    )
-    assert shown.returncode == 0
+    shown = backchannel("show", str(path))
+    assert shown.exit_code == 0
     assert "\x1b" not in shown.stdout and "\u202e" not in shown.stdout
     assert "\\x1b[31mred" in shown.stdout and "\\u202eevil" in shown.stdout
 
@@ -319,8 +301,8 @@ def test_show_neutralises_escapes_c1_controls_and_bidi_in_messages_output_files_
         f"INSERT INTO anomalies(run_id, kind, detail) SELECT id, {evil}, {evil} FROM runs",
         f"UPDATE runs SET client_argv = json_array({evil})",
     )
-    shown = _cli("show", path)
-    assert shown.returncode == 0, shown.stderr
+    shown = backchannel("show", str(path))
+    assert shown.exit_code == 0, shown.stderr
     assert not [c for c in UNSAFE if c in shown.stdout]
     for escaped in ("\\x1b]0;pwned\\x07", "\\x9b31m", "\\u202eevil\\u2066", "\\x85"):
         assert escaped in shown.stdout
@@ -332,8 +314,8 @@ def test_show_refuses_an_endless_view_quickly_with_one_line(tmp_path):
         "DROP TABLE messages",
         "CREATE VIEW messages AS WITH RECURSIVE n(seq) AS (SELECT 1 UNION ALL SELECT seq + 1 FROM n) SELECT * FROM n",
     )
-    shown = _cli("show", path, timeout=30)
-    assert shown.returncode == 2
+    shown = backchannel("show", str(path))
+    assert shown.exit_code == 2
     assert shown.stderr.count("\n") == 1 and "messages is a view, not a table" in shown.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hostile.sqlite"]
 
@@ -354,8 +336,8 @@ def test_upgrade_refuses_what_is_not_a_recording_with_exit_2_and_one_line(tmp_pa
         conn.execute("CREATE TABLE t (x)")
         conn.close()
     before = sorted(p.name for p in tmp_path.iterdir())
-    done = _cli("upgrade", path, timeout=30)
-    assert done.returncode == 2
+    done = backchannel("upgrade", str(path))
+    assert done.exit_code == 2
     assert done.stderr.count("\n") == 1 and str(path) in done.stderr and "Traceback" not in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 

@@ -1,10 +1,13 @@
 """A harness that could not see says ERROR with exit code 1 and why; the lab gets what `--env` names and no more;
-relative command paths mean the caller's folder; a recording being written cannot be `--force`d away."""
+relative command paths mean the caller's folder; a recording being written cannot be `--force`d away.
+
+The command runs in this process (tests/in_process.py) where its logic is the subject; the README's line, the
+grandchild that outlives the client and the second process writing the file keep a process of their own. The
+client, mitmdump and the endpoint are real processes either way."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -12,8 +15,11 @@ import time
 import zlib
 from pathlib import Path
 
+import pytest
+
 from backchannel.oracle.terminal import raw_bytes
 from backchannel.recordings import load
+from tests.in_process import backchannel
 
 ROOT = Path(__file__).resolve().parents[2]
 BACKCHANNEL = [sys.executable, "-m", "backchannel.proxy.cli"]
@@ -27,8 +33,8 @@ def _cli(*args: object, cwd: Path | None = None, timeout: float = BOUND) -> subp
 def test_a_client_that_exits_non_zero_before_any_request_is_error_with_its_code_and_stderr(tmp_path):
     out = tmp_path / "early.sqlite"
     client = f"{sys.executable} -c \"import sys; sys.stderr.write('boom: no module named x\\n'); sys.exit(3)\" {{url}}"
-    done = _cli("check", "--out", out, "--client", client, "--format", "json")
-    assert done.returncode == 1, done.stderr
+    done = backchannel("check", "--out", str(out), "--client", client, "--format", "json")
+    assert done.exit_code == 1, done.stderr
     report = json.loads(done.stdout)
     assert report["summary"]["ERROR"] == len(report["results"]) and report["summary"]["SKIP"] == 0
     first = report["results"][0]
@@ -50,18 +56,15 @@ def test_the_readmes_record_example_runs_exactly_as_written(tmp_path):
     assert rec.runs[0].client_argv and rec.runs[0].client_argv[0] == str(tmp_path / ".venv/bin/python")
 
 
-def test_env_reaches_the_lab_by_name_and_value_and_the_recording_keeps_only_the_name(tmp_path):
+def test_env_reaches_the_lab_by_name_and_value_and_the_recording_keeps_only_the_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     out = tmp_path / "env.sqlite"
     code = "import os, zlib; print(*(zlib.crc32(os.environ[n].encode()) for n in ('BCKCH_A', 'BCKCH_B')))"
-    env = {**os.environ, "BCKCH_A": "from-caller"}
-    done = subprocess.run(
-        [*BACKCHANNEL, "record", "--out", str(out), "--env", "BCKCH_A", "--env", "BCKCH_B=set-on-line", "--"]
-        + [sys.executable, "-c", code, "{url}"],
-        capture_output=True,
-        timeout=BOUND,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr
+    monkeypatch.setenv("BCKCH_A", "from-caller")  # the caller's environment
+    argv = ["record", "--out", str(out), "--env", "BCKCH_A", "--env", "BCKCH_B=set-on-line", "--"]
+    done = backchannel(*argv, sys.executable, "-c", code, "{url}")
+    assert done.exit_code == 0, done.output
     rec = load(out)
     expected = f"{zlib.crc32(b'from-caller')} {zlib.crc32(b'set-on-line')}\n".encode()
     assert raw_bytes(rec, rec.runs[0].id, "stdout") == expected
@@ -70,17 +73,17 @@ def test_env_reaches_the_lab_by_name_and_value_and_the_recording_keeps_only_the_
 
 
 def test_env_naming_a_variable_that_is_not_set_is_a_usage_error():
-    done = _cli("record", "--env", "BCKCH_SURELY_UNSET_42", "--", sys.executable, "-c", "pass")
-    assert done.returncode == 2
-    assert done.stderr.decode().count("\n") == 1 and "BCKCH_SURELY_UNSET_42" in done.stderr.decode()
+    done = backchannel("record", "--env", "BCKCH_SURELY_UNSET_42", "--", sys.executable, "-c", "pass")
+    assert done.exit_code == 2
+    assert done.stderr.count("\n") == 1 and "BCKCH_SURELY_UNSET_42" in done.stderr
 
 
 def test_terminal_output_past_max_output_keeps_the_bytes_up_to_it_and_an_anomaly(tmp_path):
     out = tmp_path / "loud.sqlite"
     code = "import sys; [sys.stdout.write('x' * 65536) for _ in range(64)]; sys.stdout.flush()"  # 4 MiB
     started = time.monotonic()
-    done = _cli("record", "--out", out, "--max-output", 100000, "--", sys.executable, "-c", code)
-    assert done.returncode == 0, done.stderr
+    done = backchannel("record", "--out", str(out), "--max-output", "100000", "--", sys.executable, "-c", code)
+    assert done.exit_code == 0, done.output
     rec = load(out)
     assert raw_bytes(rec, rec.runs[0].id, "stdout") == b"x" * 100000
     assert [a.kind for a in rec.anomalies] == ["output-limit"]
@@ -111,9 +114,9 @@ def test_force_refuses_a_recording_another_process_is_writing(tmp_path):
         assert live.stdout is not None
         line = live.stdout.readline()  # "Point your client at: ..." once the recording is open
         assert b"Point your client at" in line, line
-        done = _cli("record", "--force", "--out", out, "--", sys.executable, "-c", "pass")
-        assert done.returncode == 2
-        message = done.stderr.decode()
+        done = backchannel("record", "--force", "--out", str(out), "--", sys.executable, "-c", "pass")
+        assert done.exit_code == 2
+        message = done.stderr
         assert message.count("\n") == 1 and "being written by another backchannel process" in message
         assert out.exists()
     finally:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from backchannel.recordings import load
+from tests.in_process import backchannel
 
 BACKCHANNEL = [sys.executable, "-m", "backchannel.proxy.cli"]
 # where a kill may land: after one of the progress lines `check` prints once its proxy is up (drawn at random per
@@ -127,8 +128,8 @@ def test_a_killed_harness_leaves_a_recording_that_judges_error_and_nothing_runni
     for name in finished:
         run = next(run for run in rec.runs if run.name == name.lower())
         assert any(True for _ in rec.messages_in(run.id)), f"the {name} run's committed messages are gone ({where})"
-    judged = subprocess.run([*BACKCHANNEL, "judge", str(out), "--format", "json"], capture_output=True, timeout=BOUND)
-    assert judged.returncode == 1, where
+    judged = backchannel("judge", str(out), "--format", "json")  # in this process: the killed check is the subject
+    assert judged.exit_code == 1, where
     harness = [r for r in json.loads(judged.stdout)["results"] if r["id"] == "harness-saw-every-run"]
     if not harness:
         # unnoticed only if the kill came once the last run was over (check was closing, judging or reporting):

@@ -22,6 +22,7 @@ import pytest
 
 from backchannel.recordings.redactions import Redactions
 from tests.clients.secrets_client import SECRETS
+from tests.in_process import backchannel
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "tests" / "clients" / "secrets_client.py"
@@ -56,7 +57,7 @@ class _Upstream(BaseHTTPRequestHandler):
         return
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def upstream() -> Iterator[str]:
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Upstream)
     server.daemon_threads = True
@@ -78,9 +79,15 @@ def _record(out: Path, upstream: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL, cwd=ROOT)
 
 
-def test_no_planted_secret_reaches_the_recording_file_and_the_recording_lists_what_it_redacted(tmp_path, upstream):
-    out = tmp_path / "secrets.sqlite"
-    done = _record(out, upstream)
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory, upstream: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """One real `record` of the secrets client, made once for the module; each test reads its own part of the file."""
+    out = tmp_path_factory.mktemp("secrets") / "secrets.sqlite"
+    return out, _record(out, upstream)
+
+
+def test_no_planted_secret_reaches_the_recording_file_and_the_recording_lists_what_it_redacted(recorded):
+    out, done = recorded
     assert done.returncode == 0, done.stderr
     assert not Path(f"{out}-wal").exists()
     data = out.read_bytes()
@@ -107,9 +114,8 @@ def test_no_planted_secret_reaches_the_recording_file_and_the_recording_lists_wh
     assert {"aws_access_key_id", "slack-token", "password"} <= set(harness.counts["file"])
 
 
-def test_a_recording_is_created_owner_only(tmp_path, upstream):
-    out = tmp_path / "mode.sqlite"
-    done = _record(out, upstream)
+def test_a_recording_is_created_owner_only(recorded):
+    out, done = recorded
     assert done.returncode == 0, done.stderr
     assert stat.S_IMODE(out.stat().st_mode) == 0o600
 
@@ -117,9 +123,8 @@ def test_a_recording_is_created_owner_only(tmp_path, upstream):
 @pytest.mark.parametrize("command", ["record", "check"])
 def test_a_redact_pattern_that_is_not_a_regular_expression_is_a_usage_error_and_creates_nothing(tmp_path, command):
     out = tmp_path / "never.sqlite"
-    argv = [sys.executable, "-m", "backchannel.proxy.cli", command, "--redact", "(", "--out", str(out)]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, cwd=ROOT)
-    assert done.returncode == 2
+    done = backchannel(command, "--redact", "(", "--out", str(out))  # the flag's own check, in this process
+    assert done.exit_code == 2
     assert done.stderr.strip().splitlines() == [
         "backchannel: --redact '(' is not a regular expression: missing ), unterminated subpattern at position 0"
     ]

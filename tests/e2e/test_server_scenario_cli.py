@@ -8,22 +8,24 @@ import re
 import shlex
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import Result
 
 from backchannel.proxy.servers.launch import start_server
+from tests.in_process import backchannel
 
 pytestmark = pytest.mark.live
 ROOT = Path(__file__).resolve().parents[2]
-BACKCHANNEL = [sys.executable, "-m", "backchannel.proxy.cli"]
 BOUND = 60
 SECTION = "## Test a server: the `elicitation-sep1036-url-mode` scenario"
 
 
-def _cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*BACKCHANNEL, *map(str, args)], capture_output=True, text=True, timeout=BOUND, cwd=cwd)
+def _cli(*args: object) -> Result:
+    """The command in this process (tests/in_process.py): the flags' checks and the report of a server that is down
+    are the command's logic; the README's lines above run as written, as processes of their own."""
+    return backchannel(*map(str, args))
 
 
 def _readme_lines() -> list[str]:
@@ -67,7 +69,7 @@ def test_server_is_a_usage_error_with_a_scenario_that_tests_a_client(tmp_path):
         "--out",
         tmp_path / "x.sqlite",
     )
-    assert done.returncode == 2 and done.stdout == ""
+    assert done.exit_code == 2 and done.stdout == ""
     assert "--scenario elicitation-url-mode tests a client" in done.stderr
     assert "elicitation-sep1036-url-mode" in done.stderr
     assert not (tmp_path / "x.sqlite").exists()
@@ -75,13 +77,13 @@ def test_server_is_a_usage_error_with_a_scenario_that_tests_a_client(tmp_path):
 
 def test_a_client_is_a_usage_error_with_the_server_scenario(tmp_path):
     done = _cli("check", "--scenario", "elicitation-sep1036-url-mode", "--client", "x {url}")
-    assert done.returncode == 2 and "tests a server: give --server URL" in done.stderr
+    assert done.exit_code == 2 and "tests a server: give --server URL" in done.stderr
 
 
 @pytest.mark.parametrize("url", ["127.0.0.1:8000/mcp", "ftp://127.0.0.1/mcp", "http:///mcp", "http://h:99999/mcp"])
 def test_a_server_url_that_is_not_http_is_refused_in_one_line(url):
     done = _cli("check", "--server", url)
-    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert done.exit_code == 2 and len(done.stderr.strip().splitlines()) == 1
     assert done.stderr.startswith(f"backchannel: --server {url!r}:")
 
 
@@ -89,7 +91,7 @@ def test_a_server_that_is_down_is_one_error_report_with_exit_code_1(tmp_path):
     with socket.create_server(("127.0.0.1", 0)) as listener:
         port = listener.getsockname()[1]
     done = _cli("check", "--server", f"http://127.0.0.1:{port}/mcp", "--format", "json", "--out", tmp_path / "d.sqlite")
-    assert done.returncode == 1, done.stderr
+    assert done.exit_code == 1, done.stderr
     report = json.loads(done.stdout)
     assert {(r["status"], r["reason"]) for r in report["results"]} == {("ERROR", "server-unreachable")}
     again = _cli("judge", tmp_path / "d.sqlite", "--format", "json")
@@ -98,10 +100,10 @@ def test_a_server_that_is_down_is_one_error_report_with_exit_code_1(tmp_path):
 
 def test_the_request_timeout_flag_belongs_to_the_server_scenario_only():
     done = _cli("check", "--scenario", "elicitation-url-mode", "--client", "x {url}", "--request-timeout", "2")
-    assert done.returncode == 2 and "--request-timeout belongs to scenario elicitation-sep1036-url-mode" in done.stderr
+    assert done.exit_code == 2 and "--request-timeout belongs to scenario elicitation-sep1036-url-mode" in done.stderr
 
 
 def test_scenarios_prints_what_the_server_under_test_must_offer():
     done = _cli("scenarios", "elicitation-sep1036-url-mode")
-    assert done.returncode == 0
+    assert done.exit_code == 0
     assert "test_url_elicitation" in done.stdout and "--server" in done.stdout

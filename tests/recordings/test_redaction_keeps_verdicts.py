@@ -1,7 +1,12 @@
 """Redaction never changes a verdict: every committed reference recording, its every cell of every table passed
 through the write-time redaction (each column's declared rule, as the writer applies it), judges to the same report,
-byte for byte."""
+byte for byte.
 
+The report of the unredacted recording is its committed .expected.json: test_reference_recordings.py holds each
+reference's report equal to that file byte for byte, so judging every reference a second time here would only
+repeat that work (while the goldens are being rewritten, the original is judged here instead)."""
+
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -44,7 +49,11 @@ def redacted_copy(source: Path, target: Path) -> int:
 def test_a_reference_recording_judges_the_same_after_redaction(recording: Path, tmp_path: Path):
     copy = tmp_path / recording.name
     redacted_copy(recording, copy)
-    assert render(judge(load(copy)), "json") == render(judge(load(recording)), "json")
+    if os.environ.get("BACKCHANNEL_UPDATE_GOLDEN"):
+        original = render(judge(load(recording)), "json")
+    else:
+        original = recording.with_suffix(".expected.json").read_text(encoding="utf-8")
+    assert render(judge(load(copy)), "json") == original
 
 
 def test_redaction_of_the_references_is_a_fixed_point(tmp_path: Path):

@@ -2,28 +2,40 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
+import pytest
+from typer.testing import Result
 
-def _agents(env_clients: Path) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(env_clients), "BACKCHANNEL_CLIENTS": str(env_clients)}
-    return subprocess.run(
-        [sys.executable, "-m", "backchannel.proxy.cli", "agents"], env=env, capture_output=True, text=True, timeout=60
-    )
+from tests.in_process import backchannel
 
 
-def test_each_shipped_agent_is_listed_with_its_pinned_version_and_install_command(tmp_path: Path) -> None:
-    done = _agents(tmp_path)
-    assert done.returncode == 0, done.stderr
+@pytest.fixture
+def list_agents(monkeypatch: pytest.MonkeyPatch) -> object:
+    """`backchannel agents` in this process (tests/in_process.py), with PATH, HOME and the clients folder set."""
+
+    def run(env_clients: Path) -> Result:
+        for name, value in {
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(env_clients),
+            "BACKCHANNEL_CLIENTS": str(env_clients),
+        }.items():
+            monkeypatch.setenv(name, value)
+        return backchannel("agents")
+
+    return run
+
+
+def test_each_shipped_agent_is_listed_with_its_pinned_version_and_install_command(tmp_path: Path, list_agents) -> None:
+    done = list_agents(tmp_path)
+    assert done.exit_code == 0, done.stderr
     lines = done.stdout.splitlines()
     assert [line.split()[0] for line in lines] == ["claude-code", "codex", "gemini-cli"]
     assert "@openai/codex 0.171.0  speaks openai-responses" in lines[1]
     assert lines[1].endswith("not installed (scripts/install-clients --agents codex)")
 
 
-def test_an_installed_agent_shows_the_version_found(tmp_path: Path) -> None:
+def test_an_installed_agent_shows_the_version_found(tmp_path: Path, list_agents) -> None:
     manifest = tmp_path / "agents" / "gemini-cli" / "node_modules" / "@google" / "gemini-cli" / "package.json"
     manifest.parent.mkdir(parents=True)
     manifest.write_text('{"version": "0.61.0"}')
@@ -31,6 +43,6 @@ def test_an_installed_agent_shows_the_version_found(tmp_path: Path) -> None:
     shim.parent.mkdir(parents=True)
     shim.write_text("#!/bin/sh\n")
     shim.chmod(0o755)
-    done = _agents(tmp_path)
+    done = list_agents(tmp_path)
     [line] = [line for line in done.stdout.splitlines() if line.startswith("gemini-cli")]
     assert f"installed 0.61.0 in {tmp_path}/agents/gemini-cli" in line

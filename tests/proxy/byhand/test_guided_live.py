@@ -31,6 +31,7 @@ from ptyprocess import PtyProcess
 
 from backchannel.oracle import judge
 from backchannel.recordings import load
+from tests.in_process import backchannel
 
 BIN = Path(sys.executable).parent
 BACKCHANNEL = BIN / "backchannel"
@@ -301,17 +302,11 @@ def test_a_person_who_is_unsure_is_warn_and_questions_left_when_input_ends_skip(
     ],
 )
 def test_a_scenario_that_cannot_be_run_by_hand_exits_2_naming_those_that_can(
-    tmp_path: Path, scenario: str, said: str
+    tmp_path: Path, scenario: str, said: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    done = subprocess.run(
-        [str(BACKCHANNEL), "check", "--by-hand", "--scenario", scenario, "--out", str(tmp_path / "r.sqlite")],
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-        check=False,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 2, done.stderr
+    monkeypatch.chdir(tmp_path)  # the refusal is the command's own check: in this process (tests/in_process.py)
+    done = backchannel("check", "--by-hand", "--scenario", scenario, "--out", str(tmp_path / "r.sqlite"))
+    assert done.exit_code == 2, done.stderr
     assert said in done.stderr
     assert "elicitation-ui" in done.stderr and "mrtr-provenance" in done.stderr
     assert done.stdout == ""

@@ -22,6 +22,17 @@ def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, capture_output=True, text=True, timeout=BOUND_S)
 
 
+def run_here(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """The same command in this process (tests/in_process.py), for runs that start no judging pool: one recording,
+    `--jobs 1`, or `merge-reports` (a judging pool would fork the pytest worker itself): a CLI start (about a CPU
+    second) spared each."""
+    from tests.in_process import backchannel
+
+    done = backchannel(*map(str, args))
+    assert done.exception is None or isinstance(done.exception, SystemExit), repr(done.exception)
+    return subprocess.CompletedProcess(list(map(str, args)), done.exit_code, done.stdout, done.stderr)
+
+
 def as_json(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     assert done.stdout, f"no output (exit code {done.returncode}): {done.stderr[-2000:]}"
     data: dict[str, Any] = json.loads(done.stdout)

@@ -7,12 +7,12 @@ import json
 import sqlite3
 from pathlib import Path
 
-from tests.proxy.judging.conftest import FLAWED, PASSING, REFERENCE, as_json, copy_in, run_cli
+from tests.proxy.judging.conftest import FLAWED, PASSING, REFERENCE, as_json, copy_in, run_cli, run_here
 
 
 def test_one_file_prints_exactly_the_report_it_always_did(tmp_path: Path) -> None:
     [path] = copy_in(tmp_path, FLAWED)
-    done = run_cli("judge", path, "--format", "json")
+    done = run_here("judge", path, "--format", "json")
     assert done.returncode == 1
     assert done.stdout == (REFERENCE / f"{FLAWED}.expected.json").read_text(encoding="utf-8")
 

@@ -14,7 +14,7 @@ import pytest
 from backchannel.proxy.judging import corpus_sarif as corpus_sarif_module
 from backchannel.proxy.judging.corpus_sarif import corpus_sarif
 from tests.oracle.render.test_sarif import SARIF_SUBSET
-from tests.proxy.judging.conftest import FLAWED, PASSING, as_json, copy_in, run_cli
+from tests.proxy.judging.conftest import FLAWED, PASSING, as_json, copy_in, run_here
 
 
 def _sarif(done: Any) -> dict[str, Any]:
@@ -23,7 +23,7 @@ def _sarif(done: Any) -> dict[str, Any]:
 
 def test_judging_many_as_sarif_gives_one_run_with_an_artifact_per_recording(tmp_path: Path) -> None:
     copy_in(tmp_path / "c", FLAWED, PASSING[0])
-    done = run_cli("judge", tmp_path / "c", "--format", "sarif", "--jobs", "1")
+    done = run_here("judge", tmp_path / "c", "--format", "sarif", "--jobs", "1")
     assert done.returncode == 1, done.stderr  # the flawed build fails, as in text and json
     log = _sarif(done)
     jsonschema.validate(log, SARIF_SUBSET, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
@@ -86,10 +86,10 @@ def test_a_recording_that_could_not_be_judged_is_an_artifact_with_an_error_notif
 def test_merge_reports_renders_shards_as_sarif_with_the_baselines_say(tmp_path: Path) -> None:
     copy_in(tmp_path / "c", FLAWED)
     shard = tmp_path / "shard.json"
-    shard.write_text(run_cli("judge", tmp_path / "c", "--format", "json", "--jobs", "1").stdout, encoding="utf-8")
+    shard.write_text(run_here("judge", tmp_path / "c", "--format", "json", "--jobs", "1").stdout, encoding="utf-8")
     baseline = tmp_path / "b.yaml"
     baseline.write_text("expected-failures:\n  - mrtr-provenance\n  - session\n", encoding="utf-8")
-    done = run_cli("merge-reports", shard, "--format", "sarif", "--baseline", baseline)
+    done = run_here("merge-reports", shard, "--format", "sarif", "--baseline", baseline)
     log = _sarif(done)
     assert done.returncode == log["runs"][0]["properties"]["baseline"]["exit_code"]
     assert log["runs"][0]["properties"]["baseline"]["unexpected"] == []
@@ -97,9 +97,9 @@ def test_merge_reports_renders_shards_as_sarif_with_the_baselines_say(tmp_path: 
 
 def test_a_merged_report_whose_results_are_malformed_is_one_line_and_exit_2(tmp_path: Path) -> None:
     copy_in(tmp_path / "c", FLAWED)
-    doc = json.loads(run_cli("judge", tmp_path / "c", "--format", "json", "--jobs", "1").stdout)
+    doc = json.loads(run_here("judge", tmp_path / "c", "--format", "json", "--jobs", "1").stdout)
     doc["recordings"][0]["report"]["results"][0]["status"] = "MAYBE"
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc), encoding="utf-8")
-    done = run_cli("merge-reports", bad, "--format", "sarif")
+    done = run_here("merge-reports", bad, "--format", "sarif")
     assert done.returncode == 2 and "status" in done.stderr and done.stdout == ""

@@ -8,12 +8,12 @@ from pathlib import Path
 from backchannel.oracle.judge import ORACLE_VERSION
 from backchannel.recordings import load
 from backchannel.recordings.reports import store_report, stored_report
-from tests.proxy.judging.conftest import FLAWED, PASSING, REFERENCE, as_json, copy_in, run_cli
+from tests.proxy.judging.conftest import FLAWED, PASSING, REFERENCE, as_json, copy_in, run_cli, run_here
 
 
 def test_without_a_stored_report_the_diff_says_so(tmp_path: Path) -> None:
     [path] = copy_in(tmp_path, PASSING[0])
-    done = run_cli("judge", path, "--diff")
+    done = run_here("judge", path, "--diff")
     assert done.returncode == 0
     assert f"{path}: no stored report (write one with --store)" in done.stdout
 
@@ -41,7 +41,7 @@ def test_the_diff_names_new_gone_status_and_message_changes_per_check(tmp_path: 
     del results[2]
     results.append(gone)
     store_report(path, json.dumps(old), "0")
-    done = run_cli("judge", path, "--diff", "--format", "json")
+    done = run_here("judge", path, "--diff", "--format", "json")
     [item] = as_json(done)["recordings"]
     assert item["diff"]["stored_oracle_version"] == "0"
     kinds = {(c["kind"], c["check"].split(":")[1]) for c in item["diff"]["changes"]}
@@ -52,7 +52,7 @@ def test_the_diff_names_new_gone_status_and_message_changes_per_check(tmp_path: 
         ("new", today[2]["id"]),
         ("gone", "a-retired-check"),
     }
-    text = run_cli("judge", path, "--diff").stdout
+    text = run_here("judge", path, "--diff").stdout
     assert f"{path}: 4 change(s) since the stored report (stored by oracle 0)" in text
     assert (
         f"  status   mrtr-provenance:{today[0]['id']}: PASS -> {today[0].get('verdict') or today[0]['status']}" in text
@@ -68,6 +68,6 @@ def test_a_damaged_stored_report_is_said_for_that_recording_without_a_traceback(
         conn.execute("INSERT INTO meta(key, value) VALUES ('stored_report', '{\"results\": 5}')")
     conn.execute("PRAGMA journal_mode=DELETE")
     conn.close()
-    done = run_cli("judge", path, "--diff")
+    done = run_here("judge", path, "--diff")
     assert done.returncode == 0
     assert "stored report unreadable" in done.stdout and "Traceback" not in done.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.proxy.judging.conftest import as_json, run_cli
+from tests.proxy.judging.conftest import as_json, run_cli, run_here
 
 SHARDS = 3
 
@@ -23,8 +23,8 @@ def test_merge_reports_accepts_single_reports_and_applies_a_baseline(tmp_path: P
     shutil.copyfile(reference / "mrtr-provenance-toy-flawed.expected.json", single)
     baseline = tmp_path / "b.yaml"
     baseline.write_text("expected-failures: [mrtr-provenance]\n", encoding="utf-8")
-    assert run_cli("merge-reports", single).returncode == 1
-    done = run_cli("merge-reports", single, "--baseline", baseline)
+    assert run_here("merge-reports", single).returncode == 1
+    done = run_here("merge-reports", single, "--baseline", baseline)
     assert done.returncode == 0
     assert as_json(done)["recordings"][0]["name"] == "mrtr-provenance-toy-flawed.sqlite"
 
@@ -45,7 +45,7 @@ def test_merge_reports_accepts_single_reports_and_applies_a_baseline(tmp_path: P
 def test_a_malformed_report_to_merge_is_one_clear_line_and_exit_2(tmp_path: Path, content: str) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(content, encoding="utf-8")
-    done = run_cli("merge-reports", bad)
+    done = run_here("merge-reports", bad)
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.startswith(f"backchannel: {bad}") and done.stderr.count("\n") == 1
@@ -59,7 +59,7 @@ def test_merged_shards_give_the_same_summary_and_exit_code_as_one_run(corpus: Pa
         done = run_cli("judge", corpus, "--shard", f"{k}/{SHARDS}", "--format", "json")
         out.write_text(done.stdout, encoding="utf-8")
         outputs.append(out)
-    merged = run_cli("merge-reports", *outputs)
+    merged = run_here("merge-reports", *outputs)
     assert merged.returncode == whole.returncode == 1
     assert as_json(merged)["summary"] == as_json(whole)["summary"]
     assert sorted(_names(as_json(merged))) == sorted(_names(as_json(whole)))

@@ -91,11 +91,24 @@ def hostile_judged(tmp_path: Path) -> list[tuple[Input, Recording, Report]]:
     return [(Input(path, f"{SCRIPT}.sqlite"), hostile_recording(path), hostile_report())]
 
 
+# what the browser tests look at: a FAIL and a CONFIRMED probe citing terminal bytes (the flawed toy), beside
+# passing clients of two scenarios. The whole folder's site is built, and held to docs/matrix byte for byte, by
+# test_command.py's README test and test_docs_site.py: judging all 225 references again here would only repeat it.
+BROWSED = (
+    "mrtr-provenance-toy-flawed",
+    "mrtr-provenance-toy-fixed",
+    "mrtr-provenance-py-sdk",
+    "mrtr-provenance-ts-sdk",
+    "elicitation-url-mode-py-sdk",
+    "elicitation-url-mode-ts-sdk",
+)
+
+
 @pytest.fixture(scope="module")
 def reference_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site built from the committed reference recordings, once per module."""
+    """The site built from the committed references in BROWSED, once per module."""
     out = tmp_path_factory.mktemp("matrix") / "site"
-    build_site([str(REFERENCES)], out)
+    build_site([str(REFERENCES / f"{name}.sqlite") for name in BROWSED], out)
     return out
 
 

@@ -25,8 +25,15 @@ def _invoke(*args: str) -> tuple[int, str, str]:
 
 
 def test_it_writes_the_site_from_a_folder_and_says_how_many_case_pages(tmp_path: Path):
-    code, out, _ = _invoke(str(REFERENCES), "--out", str(tmp_path / "site"))
+    # a folder of three references: the whole folder is built (and held to docs/matrix byte for byte) by the README
+    # command's test below; judging all of them again here would only repeat that work
+    folder = tmp_path / "recordings"
+    folder.mkdir()
+    for name in ("mrtr-provenance-toy-flawed", "mrtr-provenance-py-sdk", "elicitation-url-mode-ts-sdk"):
+        shutil.copyfile(REFERENCES / f"{name}.sqlite", folder / f"{name}.sqlite")
+    code, out, _ = _invoke(str(folder), "--out", str(tmp_path / "site"))
     pages = list((tmp_path / "site" / "cases").rglob("*.html"))
+    assert {page.parent.name for page in pages} == {p.stem for p in folder.iterdir()}
     assert code == 0 and out == f"wrote {len(pages)} case pages to {tmp_path / 'site' / 'index.html'}\n"
 
 

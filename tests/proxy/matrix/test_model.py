@@ -1,6 +1,7 @@
 """Recordings become tables: one per scenario, a column per recording in input order, a case per judged check."""
 
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 
 from backchannel.oracle import judge
@@ -10,6 +11,7 @@ from backchannel.recordings.reader import load
 from tests.proxy.matrix.conftest import REFERENCES, hostile_judged
 
 
+@cache  # judging all 225 references takes seconds: the two tests that read the matrix share one build
 def _reference_matrix():
     return build((item, rec, judge(rec)) for item in expand([str(REFERENCES)]) for rec in [load(item.path)])
 

@@ -1,5 +1,8 @@
 """`check --replay FILE` re-runs a recorded scenario against a replay of its server side in one step: the same
-runs, the same checks, and the report the original recording judges to."""
+runs, the same checks, and the report the original recording judges to.
+
+`check` and `judge` run in this process (tests/in_process.py; the client, the replay and mitmdump are real
+processes all the same); `replay`, stopped by a signal, runs as a process of its own."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import pytest
 from backchannel.oracle import ORACLE_VERSION
 from backchannel.recordings import load
 from backchannel.recordings.reports import stored_report
+from tests.in_process import backchannel
 
 from .conftest import REFERENCE
 
@@ -30,15 +34,12 @@ def test_check_replay_with_a_client_reproduces_the_recorded_report_with_no_origi
     expected = json.loads(source.with_suffix(".expected.json").read_text(encoding="utf-8"))
     client = shlex.join([*TOY_FIXED, "mcp", "call", "{url}", "get_repo_status"])
     out = tmp_path / "again.sqlite"
-    done = subprocess.run(
-        [*BACKCHANNEL, "check", "--replay", str(source), "--client", client, "--out", str(out), "--format", "json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == expected["exit_code"], done.stderr
+    done = backchannel("check", "--replay", str(source), "--client", client, "--out", str(out), "--format", "json")
+    assert done.exit_code == expected["exit_code"], done.stderr
     assert _statuses(json.loads(done.stdout)) == _statuses(expected)
-    rejudged = subprocess.run([*BACKCHANNEL, "judge", str(out), "--format", "json"], capture_output=True, timeout=60)
+    verdicts = sorted((r["id"], r.get("verdict")) for r in json.loads(done.stdout)["results"])
+    assert verdicts == sorted((r["id"], r.get("verdict")) for r in expected["results"])  # REFUTED as recorded
+    rejudged = backchannel("judge", str(out), "--format", "json")
     assert _statuses(json.loads(rejudged.stdout)) == _statuses(expected)
     kept = stored_report(load(out))  # the report check printed travels inside the recording
     assert kept is not None and kept.oracle_version == ORACLE_VERSION
@@ -48,13 +49,8 @@ def test_check_replay_with_a_client_reproduces_the_recorded_report_with_no_origi
 def test_check_replay_of_a_file_that_is_not_a_recording_is_a_usage_error(tmp_path: Path):
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"not a database at all")
-    done = subprocess.run(
-        [*BACKCHANNEL, "check", "--replay", str(junk), "--out", str(tmp_path / "x.sqlite")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 2
+    done = backchannel("check", "--replay", str(junk), "--out", str(tmp_path / "x.sqlite"))
+    assert done.exit_code == 2
     assert done.stderr.startswith("backchannel: ") and "Traceback" not in done.stderr
 
 
@@ -86,13 +82,9 @@ def test_check_replay_of_a_stored_plan_that_does_not_parse_refuses_that_run_in_o
 ):
     client = shlex.join([*TOY_FIXED, "mcp", "call", "{url}", "get_repo_status"])
     out = tmp_path / "again.sqlite"
-    done = subprocess.run(
-        [*BACKCHANNEL, "check", "--replay", str(_with_a_broken_plan(tmp_path)), "--client", client, "--out", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert "Traceback" not in done.stderr and done.returncode in (0, 1), done.stderr
+    done = backchannel("check", "--replay", str(_with_a_broken_plan(tmp_path)), "--client", client, "--out", str(out))
+    assert done.exception is None or isinstance(done.exception, SystemExit), done.exception
+    assert "Traceback" not in done.stderr and done.exit_code in (0, 1), done.stderr
     [line] = [x for x in done.stderr.splitlines() if "stored plan does not parse" in x]
     assert line.startswith("backchannel: run absent (") and "no-such-kind" in line
     again = load(out)

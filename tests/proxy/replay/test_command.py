@@ -11,12 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from typer.testing import Result
 
 from backchannel.oracle import judge
 from backchannel.proxy.clients.drivers.paths import py_driver
 from backchannel.recordings import load
 from backchannel.recordings.reports import stored_report
 from tests.factories import new_recording
+from tests.in_process import backchannel
 
 from .conftest import RECORDED_PORTS, REFERENCE
 
@@ -71,8 +73,10 @@ def test_ctrl_c_stops_the_replay_cleanly(replaying):
     assert process.returncode == 0, err
 
 
-def run_replay(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*REPLAY, *args], capture_output=True, text=True, timeout=30)
+def run_replay(*args: str) -> Result:
+    """`replay ARGS` refusing its input, in this process (tests/in_process.py): the refusal is the command's logic;
+    the replays that serve, and stop on a signal, run as processes of their own above and below."""
+    return backchannel("replay", *args)
 
 
 def test_a_file_that_is_not_a_recording_is_refused_with_one_line_and_exit_2(tmp_path: Path):
@@ -80,13 +84,13 @@ def test_a_file_that_is_not_a_recording_is_refused_with_one_line_and_exit_2(tmp_
     junk.write_bytes(b"not sqlite at all")
     for path in (junk, tmp_path / "missing.sqlite"):
         result = run_replay(str(path))
-        assert result.returncode == 2
+        assert result.exit_code == 2
         assert result.stdout == "" and len(result.stderr.strip().splitlines()) == 1, result.stderr
 
 
 def test_an_unknown_run_is_refused_naming_the_runs_there_are():
     result = run_replay(str(REFERENCE / "mrtr-provenance-py-sdk.sqlite"), "--run", "nope")
-    assert result.returncode == 2
+    assert result.exit_code == 2
     assert "no run 'nope'; its runs: witness-ledger" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
@@ -95,7 +99,7 @@ def test_an_existing_out_file_is_refused(tmp_path: Path):
     taken = tmp_path / "taken.sqlite"
     taken.write_bytes(b"")
     result = run_replay(str(REFERENCE / "mrtr-provenance-py-sdk.sqlite"), "--out", str(taken))
-    assert result.returncode == 2 and "already exists" in result.stderr
+    assert result.exit_code == 2 and "already exists" in result.stderr
 
 
 def test_with_out_the_replay_is_recorded_through_the_proxy_and_judged_like_the_original(tmp_path: Path):
@@ -122,7 +126,7 @@ def test_with_out_the_replay_is_recorded_through_the_proxy_and_judged_like_the_o
 def test_a_hostile_run_name_cannot_drive_the_terminal(tmp_path: Path):
     path = new_recording(tmp_path / "hostile.sqlite", runs=[{"id": "abc", "name": "\x1b[2J\u202eevil"}])
     result = run_replay(str(path), "--run", "nope")
-    assert result.returncode == 2
+    assert result.exit_code == 2
     assert "\x1b" not in result.stderr and "\u202e" not in result.stderr
     assert "\\x1b[2J\\u202eevil" in result.stderr
 
@@ -145,5 +149,5 @@ def test_an_out_path_that_is_a_dangling_link_is_refused_in_one_line(tmp_path: Pa
     out = tmp_path / "dangle.sqlite"
     out.symlink_to(tmp_path / "nowhere.sqlite")
     source = str(REFERENCE / "mrtr-provenance-toy-flawed.sqlite")
-    result = subprocess.run([*REPLAY, source, "--out", str(out)], capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    result = run_replay(source, "--out", str(out))
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -33,6 +32,7 @@ from backchannel.proxy.run.refusing_proxy import Refused
 from backchannel.proxy.scenarios.default.endpoint import TOOLS
 from backchannel.recordings import load
 from backchannel.recordings.model import Recording
+from tests.in_process import backchannel
 
 pytestmark = pytest.mark.live
 ROOT = Path(__file__).resolve().parents[3]
@@ -98,11 +98,18 @@ def test_an_agent_without_its_offline_settings_is_seen_reaching_out(tmp_path: Pa
     assert rule.status == "WARN" and "api.anthropic.com:443" in rule.message
 
 
-def test_an_agent_that_is_not_installed_is_a_usage_error_naming_the_install_command(tmp_path: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "BACKCHANNEL_CLIENTS": str(tmp_path / "none")}
-    argv = [BACKCHANNEL, "check", "--agent", "codex", "--scenario", "default", "--out", str(tmp_path / "x.sqlite")]
-    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 2
+# the refusals below are the command's own checks, run in this process (tests/in_process.py): no CLI start each
+
+
+def test_an_agent_that_is_not_installed_is_a_usage_error_naming_the_install_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "BACKCHANNEL_CLIENTS": str(tmp_path / "none")}
+    for name, value in outside.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    done = backchannel("check", "--agent", "codex", "--scenario", "default", "--out", str(tmp_path / "x.sqlite"))
+    assert done.exit_code == 2
     assert "agent codex is not installed" in done.stderr
     assert "run scripts/install-clients --agents codex" in done.stderr
     assert not (tmp_path / "x.sqlite").exists()
@@ -117,16 +124,12 @@ def test_an_agent_that_is_not_installed_is_a_usage_error_naming_the_install_comm
         (["--agent-recipe", "missing.toml"], "no agent recipe 'missing.toml'"),
     ],
 )
-def test_check_refuses_a_wrong_agent_choice_with_exit_2(flags: list[str], message: str, tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "backchannel.proxy.cli", "check", *flags],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 2, done.stderr
+def test_check_refuses_a_wrong_agent_choice_with_exit_2(
+    flags: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    done = backchannel("check", *flags)
+    assert done.exit_code == 2, done.stderr
     assert message in done.stderr
 
 

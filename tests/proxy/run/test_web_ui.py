@@ -154,7 +154,7 @@ def test_chromium_lists_the_recorded_tools_call_flows_and_shows_the_comment_on_t
     assert [e for e in rec.exchanges if e.mutations]
 
 
-def test_the_web_view_refuses_a_request_without_the_token(session):
+def refuses_a_request_without_the_token(session: Session) -> None:
     plain = session.web_url.split("?", 1)[0] + "flows"
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(plain, timeout=10)  # noqa: S310 - our own loopback server
@@ -164,7 +164,9 @@ def test_the_web_view_refuses_a_request_without_the_token(session):
         assert json.loads(ok.read()) == []
 
 
-def test_mitmweb_runs_under_the_launcher_watchdog_and_ctrl_c_stops_it_and_closes_the_recording(session):
+# one live web session for both (each session is a recording process and a mitmweb: several CPU seconds)
+def test_the_token_guards_the_web_view_and_mitmweb_runs_under_the_watchdog_and_ctrl_c_closes_the_recording(session):
+    refuses_a_request_without_the_token(session)  # before any flow: the list the token opens is empty
     children = mitmweb_children(session.process.pid)
     assert len(children) == 1
     cmdline = (children[0] / "cmdline").read_bytes()

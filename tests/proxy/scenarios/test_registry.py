@@ -9,15 +9,29 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import Result
 
 from backchannel.oracle.registry import all_checks
 from backchannel.oracle.registry import all_scenarios as oracle_scenarios
 from backchannel.proxy.scenarios.base import CheckError
 from backchannel.proxy.scenarios.registry import all_scenarios, get_scenario, missing_oracle_side, scenario_names
+from tests.in_process import backchannel
 
 ROOT = Path(__file__).resolve().parents[3]
 RECIPE = "tests.scenario_recipe.echo_once"
 PY_SDK = f"{sys.executable} -m backchannel.proxy.clients.drivers.py_sdk {{url}}"
+
+
+@pytest.fixture(autouse=True)
+def _built_in_scenarios_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with only the built-in scenarios in this process; the tests that add one set the variable."""
+    monkeypatch.delenv("BACKCHANNEL_SCENARIOS", raising=False)
+
+
+def _here(*args: str | Path) -> Result:
+    """The command in this process (tests/in_process.py): refusals and listings, where each new process would only
+    add a CLI start."""
+    return backchannel(*map(str, args))
 
 
 def _cli(*args: str | Path, extra: str | None = RECIPE, timeout: float = 90) -> subprocess.CompletedProcess[str]:
@@ -46,8 +60,8 @@ def test_serve_and_record_refuse_an_unknown_scenario_before_anything_is_served(t
         ("serve", "--scenario", "nope"),
         ("record", "--scenario", "nope", "--out", out, "--", "true", "{url}"),
     ):
-        done = _cli(*args, extra=None)
-        assert done.returncode == 2, args
+        done = _here(*args)
+        assert done.exit_code == 2, args
         assert "unknown scenario 'nope'" in done.stderr and "mrtr-provenance" in done.stderr, args
     assert not out.exists()
 
@@ -57,47 +71,56 @@ def _own(report: dict) -> list[dict]:
     return [r for r in report["results"] if r["scenario"] != "session"]
 
 
-def test_every_command_lists_the_same_scenario_names():
-    listed = [line.split()[0] for line in _cli("scenarios", extra=None).stdout.splitlines()]
+def test_every_command_lists_the_same_scenario_names(monkeypatch: pytest.MonkeyPatch):
+    listed = [line.split()[0] for line in _here("scenarios").stdout.splitlines()]
     assert listed == scenario_names()
-    checks = {line.split()[1].strip("[]") for line in _cli("checks", extra=None).stdout.splitlines()}
+    checks = {line.split()[1].strip("[]") for line in _here("checks").stdout.splitlines()}
     assert checks <= {*listed, "session"}
+    monkeypatch.setenv("COLUMNS", "400")  # the help's table, wide enough that no name is cut
     for command in ("check", "serve", "record"):
-        shown = "".join(_cli(command, "--help", extra=None).stdout.replace("│", "").split())
+        shown = "".join(_here(command, "--help").stdout.replace("│", "").split())
         assert ",".join(listed) in shown, command
 
 
 def test_check_on_the_default_scenario_asks_for_a_client_instead_of_calling_it_unknown():
-    done = _cli("check", "--scenario", "default", extra=None)
-    assert done.returncode == 2
+    done = _here("check", "--scenario", "default")
+    assert done.exit_code == 2
     assert "unknown scenario" not in done.stderr and "--client" in done.stderr
 
 
 def test_a_flag_of_another_scenario_is_a_usage_error():
-    done = _cli("check", "--scenario", "default", "--hold-ms", "3", "--client", "x {url}", extra=None)
-    assert done.returncode == 2
+    done = _here("check", "--scenario", "default", "--hold-ms", "3", "--client", "x {url}")
+    assert done.exit_code == 2
     assert "--hold-ms belongs to scenario elicitation-url-mode, not default" in done.stderr
 
 
-def test_a_scenario_defined_only_under_tests_is_discovered_run_end_to_end_and_judged(tmp_path: Path):
-    listed = _cli("scenarios").stdout
+def test_a_scenario_defined_only_under_tests_is_discovered_run_end_to_end_and_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    listed = _cli("scenarios").stdout  # a fresh process finds it through the variable alone
     assert "echo-once" in listed
-    assert "echo-once-answered  [echo-once] MUST" in _cli("checks").stdout
+    # the rest in this process (tests/in_process.py), the variable set as above: the client and mitmdump are real
+    monkeypatch.setenv("BACKCHANNEL_SCENARIOS", RECIPE)
+    assert "echo-once-answered  [echo-once] MUST" in backchannel("checks").stdout
     passing, failing = tmp_path / "pass.sqlite", tmp_path / "fail.sqlite"
 
-    done = _cli("check", "--scenario", "echo-once", "--client", PY_SDK, "--out", passing, "--format", "json")
-    assert done.returncode == 0, done.stderr
+    done = backchannel(
+        "check", "--scenario", "echo-once", "--client", PY_SDK, "--out", str(passing), "--format", "json"
+    )
+    assert done.exit_code == 0, done.output
     (result,) = _own(json.loads(done.stdout))
     assert (result["id"], result["scenario"], result["status"]) == ("echo-once-answered", "echo-once", "PASS")
 
     silent = f"{sys.executable} -c pass {{url}}"
-    done = _cli("check", "--scenario", "echo-once", "--client", silent, "--out", failing, "--format", "json")
-    assert done.returncode == 1, done.stderr
+    done = backchannel(
+        "check", "--scenario", "echo-once", "--client", silent, "--out", str(failing), "--format", "json"
+    )
+    assert done.exit_code == 1, done.output
     (result,) = _own(json.loads(done.stdout))
     assert result["status"] == "FAIL" and "saw 0 tools/call" in result["message"]
 
-    rejudged = _cli("judge", passing, "--format", "json")
-    assert json.loads(rejudged.stdout) == json.loads(_cli("judge", passing, "--format", "json").stdout)
+    rejudged = backchannel("judge", str(passing), "--format", "json")
+    assert json.loads(rejudged.stdout) == json.loads(backchannel("judge", str(passing), "--format", "json").stdout)
     assert _own(json.loads(rejudged.stdout))[0]["status"] == "PASS"
 
 

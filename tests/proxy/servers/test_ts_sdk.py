@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import queue
-import shutil
 import signal
 import ssl
 import subprocess
@@ -38,6 +37,7 @@ from backchannel.proxy.clients.drivers.paths import repo_root
 from backchannel.proxy.servers.launch import ServerProcess, start_server
 from backchannel.proxy.servers.paths import node_server
 from backchannel.recordings import Message, Recording, load
+from tests.in_process import record_upstream
 
 pytestmark = pytest.mark.live
 
@@ -57,7 +57,6 @@ BARE: dict[str, Any] = {"elicitation": {}}
 NONE: dict[str, Any] = {}
 LEGACY = "2025-11-25"
 LEGACY_SESSIONS_CAP = 64  # MAX_LEGACY_SESSIONS in the server
-RECORD_TIMEOUT_S = 90
 LEGACY_DRIVER = [sys.executable, "-m", "backchannel.proxy.clients.drivers.py_sdk", "--mode", "legacy"]
 
 
@@ -379,14 +378,6 @@ def test_sdk_deviation_an_elicitation_declaration_naming_no_known_mode_is_sent_f
 # --- 2025-era clients: a sessionful legacy session ---------------------------------------------------------------
 
 
-def backchannel() -> list[str]:
-    script = Path(sys.executable).parent / "backchannel"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("backchannel")
-    return [found] if found else [sys.executable, "-m", "backchannel.proxy.cli"]
-
-
 @dataclass
 class LegacyRun:
     """One `backchannel record --upstream` run of the Python SDK driver in `--mode legacy`, calling one tool."""
@@ -410,18 +401,12 @@ class LegacyRun:
 
 
 def record_legacy_run(server: ServerProcess, tool: str, out: Path) -> LegacyRun:
-    proc = subprocess.run(
-        [*backchannel(), "record", "--upstream", server.url, "--out", str(out), "--force", "--timeout", "30"]
-        + ["--", *LEGACY_DRIVER, "--tool", tool, "{url}"],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=RECORD_TIMEOUT_S,
-    )
-    assert proc.returncode == 0, proc.stderr
+    """`backchannel record --upstream`, in this process (tests/in_process.py): the driver, mitmdump and the server
+    are real processes; what is recorded is the subject, not the CLI's own start."""
+    record_upstream(server.url, [*LEGACY_DRIVER, "--tool", tool, "{url}"], out, timeout=30)
     recording = load(out)
     (run,) = recording.runs
-    assert (run.outcome, run.exit_code) == ("exited", 0), proc.stderr
+    assert (run.outcome, run.exit_code) == ("exited", 0), run
     return LegacyRun(recording, raw_bytes(recording, run.id, "stdout").decode())
 
 

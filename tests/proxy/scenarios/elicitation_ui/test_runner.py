@@ -1,7 +1,6 @@
 """elicitation-ui end to end: one client run through the real proxy, piped or under a terminal, judged; or a CLI
 discovered with --target, then run once per tool."""
 
-import subprocess
 import sys
 
 import pytest
@@ -14,6 +13,7 @@ from backchannel.proxy.scenarios.base import CheckError, CheckOptions
 from backchannel.proxy.scenarios.registry import run_check
 from backchannel.recordings import load
 from backchannel.recordings.shapes import Discovery, Invocation
+from tests.in_process import backchannel
 
 pytestmark = pytest.mark.live
 SCENARIO = "elicitation-ui"
@@ -63,10 +63,10 @@ def test_the_scenario_needs_a_client_or_a_target_and_not_both(tmp_path):
         (("--target", "toy", "--client", "toy {url}"), "--target (a CLI to discover) or --client"),
     ],
 )
-def test_check_refuses_neither_or_both_flags_with_one_usage_line_and_exit_2(tmp_path, flags, says):
-    cli = [sys.executable, "-m", "backchannel.proxy.cli", "check", "--scenario", SCENARIO, *flags]
-    done = subprocess.run(cli, cwd=tmp_path, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
+def test_check_refuses_neither_or_both_flags_with_one_usage_line_and_exit_2(tmp_path, monkeypatch, flags, says):
+    monkeypatch.chdir(tmp_path)
+    done = backchannel("check", "--scenario", SCENARIO, *flags)  # the command's own check, in this process
+    assert done.exit_code == 2
     [line] = done.stderr.strip().splitlines()
     assert says in line and "--target" in line and "--client" in line
 
