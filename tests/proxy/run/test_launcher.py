@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,8 +28,15 @@ def no_warm_left() -> Iterator[None]:
     launcher.discard_warm()
 
 
-def _cmdline(pid: int) -> bytes:
-    return Path(f"/proc/{pid}/cmdline").read_bytes()
+def _cmdline(pid: int, wanted: bytes) -> bytes:
+    """The process's command line once it shows `wanted` (or the bound is up): right after the fork, until its exec is
+    done, /proc shows none or the parent's, and no event tells when the exec is done, so this polls within a bound."""
+    deadline = time.monotonic() + BOUND_S
+    while True:
+        line = Path(f"/proc/{pid}/cmdline").read_bytes()
+        if wanted in line or time.monotonic() > deadline:
+            return line
+        time.sleep(0.01)
 
 
 def test_a_capture_started_after_prespawn_runs_the_warm_mitmdump_and_records_through_it(
@@ -36,7 +44,7 @@ def test_a_capture_started_after_prespawn_runs_the_warm_mitmdump_and_records_thr
 ) -> None:
     launcher.prespawn()
     warm = launcher._warm
-    assert warm is not None and b"serve_warm" in _cmdline(warm.pid)
+    assert warm is not None and b"serve_warm" in _cmdline(warm.pid, b"serve_warm")
     out = tmp_path / "r.sqlite"
     with Capture(out) as capture:
         assert capture.proxy is not None and capture.proxy.process is warm  # the warm one, not a second mitmdump
@@ -90,6 +98,6 @@ def test_with_no_warm_mitmdump_the_capture_starts_its_own(tmp_path: Path) -> Non
     try:
         with Capture(tmp_path / "r.sqlite", upstream=endpoint.url) as capture:
             assert capture.proxy is not None
-            assert b"backchannel_recording=" in _cmdline(capture.proxy.process.pid)
+            assert b"backchannel_recording=" in _cmdline(capture.proxy.process.pid, b"backchannel_recording=")
     finally:
         endpoint.stop()
