@@ -170,9 +170,11 @@ def check_sizes(
 ) -> None:
     """Count rows and measure cells before reading any: over a limit is an error naming the table and column.
 
-    A file too small to break any limit is not measured (measuring reads every cell, a third of a load): no cell
-    holds more bytes than the file, no table more rows than it has bytes, and no row reads more than its stored
-    bytes plus its columns' defaults."""
+    First the file's pages must form well-formed trees (`check_structure`): only then does the rest hold. A file too
+    small to break any limit is not measured (measuring reads every cell, a third of a load): no cell holds more
+    bytes than the file, no table more rows than it has bytes, and no row reads more than its stored bytes plus its
+    columns' defaults."""
+    check_structure(conn, path)
     if isinstance(columns, Vetted) and _too_small_to_break(conn, limits, columns.default_bytes):
         return
     total = 0
@@ -200,6 +202,22 @@ def check_sizes(
         raise RecordingFormatError(
             f"{path} holds {total} bytes of cells; the reader's limit is {limits.max_total_bytes}"
         )
+
+
+def check_structure(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a file whose pages are referenced twice: a crafted file can point many rows at one overflow chain, or
+    an interior page's children at one subtree, and SQLite reads each reference again without noticing. A file of a
+    few megabytes would then read gigabytes of cells or billions of rows (filling memory, or counting them in one
+    step no progress handler interrupts), and no size it stores says so. SQLite's quick_check visits every page
+    once, in time linear in the file, and reports a page met twice."""
+    try:
+        found = conn.execute("PRAGMA quick_check(1)").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise RecordingFormatError(f"{path} is damaged or not a recording: {exc}") from exc
+    verdict = str(found[0]) if found else ""
+    if verdict != "ok":
+        said = " ".join(verdict.replace("*** in database main ***", "").split())[:300]
+        raise RecordingFormatError(f"{path} is damaged: its SQLite pages are not well-formed ({said}); refusing it")
 
 
 def _too_small_to_break(conn: sqlite3.Connection, limits: ReadLimits, default_bytes: int) -> bool:
