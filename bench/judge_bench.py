@@ -24,7 +24,6 @@ import argparse
 import hashlib
 import json
 import os
-import re
 import resource
 import shutil
 import sqlite3
@@ -37,6 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+
+from build_spec import name_and_python  # bench/ is first on sys.path when a bench runs as a script
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCES = sorted((ROOT / "recordings" / "reference").glob("*.sqlite"))
@@ -52,12 +53,7 @@ class Build:
 
 
 def parse_build(spec: str) -> Build:
-    name, sep, python = spec.partition("=")
-    if not sep or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
-        raise argparse.ArgumentTypeError(f"--build wants NAME=PYTHON with NAME of [A-Za-z0-9_.-], got {spec!r}")
-    if not os.access(python, os.X_OK):
-        raise argparse.ArgumentTypeError(f"--build {name}: {python} is not an executable interpreter")
-    return Build(name, python)
+    return Build(*name_and_python(spec))
 
 
 def build_corpus(folder: Path, size: int) -> Path:

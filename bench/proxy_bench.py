@@ -32,7 +32,6 @@ import http.client
 import json
 import os
 import platform
-import re
 import selectors
 import signal
 import socket
@@ -48,6 +47,8 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from build_spec import name_and_python  # bench/ is first on sys.path when a bench runs as a script
 
 from backchannel.proxy.endpoint.server import start_endpoint
 from backchannel.proxy.endpoint.tools import EndpointConfig
@@ -509,12 +510,7 @@ class Build:
 
 
 def parse_build(spec: str) -> Build:
-    name, sep, python = spec.partition("=")
-    if not sep or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
-        raise argparse.ArgumentTypeError(f"--build wants NAME=PYTHON with NAME of [A-Za-z0-9_.-], got {spec!r}")
-    if not os.access(python, os.X_OK):
-        raise argparse.ArgumentTypeError(f"--build {name}: {python} is not an executable interpreter")
-    return Build(name, python)
+    return Build(*name_and_python(spec))
 
 
 def _helper_line(process: subprocess.Popen[bytes], timeout: float, what: str, log: Path | None) -> dict[str, Any]:
