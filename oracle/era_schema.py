@@ -26,6 +26,7 @@ from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.protocols import Validator
 
+from .schema_fast import Accepts, compiled
 from .uri import URI_FORMAT
 
 SCHEMA_FILES = {
@@ -53,6 +54,7 @@ class EraSchema:
     result_defs: dict[str, str] = field(default_factory=dict)  # request method -> result definition
     error_defs: dict[int, str] = field(default_factory=dict)  # error code -> typed error response definition
     _validators: dict[str, Validator] = field(default_factory=dict)
+    _quick: dict[str, Accepts] = field(default_factory=dict)
 
     def validator(self, name: str) -> Validator:
         found = self._validators.get(name)
@@ -62,6 +64,14 @@ class EraSchema:
             # format: uri is checked (oracle/uri.py); the schema's other formats (byte, uri-template) are not
             found = self._validators[name] = kind(root, format_checker=URI_FORMAT)
         return found
+
+    def accepts(self, name: str, value: Any) -> bool:
+        """True when `value` certainly meets definition `name` (the compiled reading: schema_fast.py); False means
+        only that jsonschema must decide."""
+        quick = self._quick.get(name)
+        if quick is None:
+            quick = self._quick[name] = compiled(self.defs_key, self.defs, name)
+        return quick(value)
 
     def first(self, *names: str) -> str:
         """The first of `names` this era defines (the envelopes were renamed between eras)."""
@@ -169,6 +179,8 @@ def _closest(error: ValidationError) -> ValidationError:
 
 
 def _against(spec: EraSchema, name: str, value: Any, prefix: str = "", label: str = "") -> tuple[str, ...]:
+    if spec.accepts(name, value):
+        return ()
     validator = spec.validator(name)
     if validator.is_valid(value):
         return ()
