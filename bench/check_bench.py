@@ -35,6 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from build_spec import name_and_python  # bench/ is first on sys.path when a bench runs as a script
+from machine_cpu import machine_ticks
+
 ROOT = Path(__file__).resolve().parents[1]
 TIMINGS_ENV = "BACKCHANNEL_TIMINGS"
 CHECK_TIMEOUT_S = 180
@@ -119,9 +122,7 @@ class Build:
 
 
 def parse_build(spec: str) -> Build:
-    name, sep, python = spec.partition("=")
-    if not sep or not name or not python:
-        raise argparse.ArgumentTypeError(f"--build wants NAME=PYTHON, not {spec!r}")
+    name, python = name_and_python(spec)
     path = Path(python)
     if not (path.parent / "backchannel").exists():
         raise argparse.ArgumentTypeError(f"--build {name}: no backchannel script beside {python}")
@@ -129,14 +130,6 @@ def parse_build(spec: str) -> Build:
 
 
 # ---------------------------------------------------------------- CPU accounting (noise indicator)
-
-
-def machine_ticks() -> tuple[int, int]:
-    """(busy, total) clock ticks over all CPUs since boot, from /proc/stat."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    total = sum(fields[:8])
-    return total - idle, total
 
 
 def children_ticks() -> float:

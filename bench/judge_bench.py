@@ -38,6 +38,7 @@ from functools import partial
 from pathlib import Path
 
 from build_spec import name_and_python  # bench/ is first on sys.path when a bench runs as a script
+from machine_cpu import busy_seconds as _busy_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCES = sorted((ROOT / "recordings" / "reference").glob("*.sqlite"))
@@ -72,14 +73,6 @@ def build_corpus(folder: Path, size: int) -> Path:
             conn.execute("PRAGMA journal_mode=DELETE")
             conn.close()
     return folder
-
-
-def _busy_seconds() -> float:
-    """CPU time every process on the machine has used so far (from /proc/stat), in seconds."""
-    with open("/proc/stat", encoding="ascii") as handle:
-        fields = [int(x) for x in handle.readline().split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def _own_seconds() -> float:

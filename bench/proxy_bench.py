@@ -49,6 +49,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from build_spec import name_and_python  # bench/ is first on sys.path when a bench runs as a script
+from machine_cpu import machine_ticks as _machine_ticks
 
 from backchannel.proxy.endpoint.server import start_endpoint
 from backchannel.proxy.endpoint.tools import EndpointConfig
@@ -214,14 +215,6 @@ def machine() -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- CPU accounting (noise indicator)
-
-
-def _machine_ticks() -> tuple[int, int]:
-    """(busy, total) clock ticks over all CPUs since boot, from /proc/stat."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
-    total = sum(fields[:8])  # user nice system idle iowait irq softirq steal (guest is inside user)
-    return total - idle, total
 
 
 def _process_ticks(pids: Sequence[int]) -> int:

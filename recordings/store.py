@@ -246,8 +246,7 @@ class RecordingWriter:
         self._enqueue((_FLUSH, done), urgent=True)
         if not done.wait(timeout):
             raise RecordingError(f"recording {self.path}: writer did not commit within {timeout:.0f} s")
-        if self._failure is not None:
-            raise RecordingError(f"recording {self.path} stopped accepting writes: {self._failure}")
+        self.refuse_if_failed()  # the batch this flush waited for failed: said as any later write would say it
 
     def close(self, timeout: float = 10.0) -> None:
         """Commit what is queued and stop the writer thread."""
