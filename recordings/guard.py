@@ -91,7 +91,7 @@ def open_untrusted(
             shutil.copyfile(wal, Path(private) / "copy.sqlite-wal")
             uri = source.resolve().as_uri()  # a private copy: SQLite may fold the WAL in there
         else:
-            uri = source.resolve().as_uri() + "?mode=ro&immutable=1"
+            uri = source.absolute().as_uri() + "?mode=ro&immutable=1"  # resolve()'s lstat per folder: 35 µs a file
         try:
             conn = _connect(uri, limits)
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:

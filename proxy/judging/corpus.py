@@ -63,13 +63,13 @@ def document(entries: list[dict[str, Any]], *, extra: dict[str, Any] | None = No
 
 
 def _line(item: dict[str, Any]) -> str:
-    """One recording's line: json.dumps of its entry, with a report the worker encoded (JsonReport) spliced in as
-    its text, byte for byte what json.dumps would have written for the report's dict."""
+    """One recording's line, neutralised: json.dumps of its entry, with a report the worker encoded and neutralised
+    (JsonReport) spliced in as its text, byte for byte what neutralising json.dumps of the report's dict gives."""
     if not any(isinstance(value, JsonReport) for value in item.values()):
-        return json.dumps(item, ensure_ascii=False)
+        return neutralise_json(json.dumps(item, ensure_ascii=False))
     members = (
-        f"{json.dumps(key, ensure_ascii=False)}: "
-        + (value.text if isinstance(value, JsonReport) else json.dumps(value, ensure_ascii=False))
+        neutralise_json(f"{json.dumps(key, ensure_ascii=False)}: ")
+        + (value.text if isinstance(value, JsonReport) else neutralise_json(json.dumps(value, ensure_ascii=False)))
         for key, value in item.items()
     )
     return "{" + ", ".join(members) + "}"
@@ -80,7 +80,7 @@ def render_document(doc: dict[str, Any]) -> str:
     bytes), ending with a newline. One line per recording: a corpus greps and diffs well, and the compact encoder
     is written in C where the indented one is not (indenting was a third of the time of a 5,000-recording run)."""
     head = {key: value for key, value in doc.items() if key != "recordings"}
-    lines = json.dumps(head, indent=2, ensure_ascii=False)[:-2].rstrip("\n")  # without its closing brace
+    lines = neutralise_json(json.dumps(head, indent=2, ensure_ascii=False)[:-2].rstrip("\n"))  # no closing brace
     items = ",\n".join("    " + _line(item) for item in doc["recordings"])
     body = f'{lines},\n  "recordings": [\n{items}\n  ]\n}}' if items else f'{lines},\n  "recordings": []\n}}'
-    return neutralise_json(body) + "\n"
+    return body + "\n"

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from backchannel.proxy.judging.corpus import document, exit_code, render_document, totals
+from backchannel.proxy.judging.parallel import JsonReport
 
 REFERENCE = Path(__file__).resolve().parents[3] / "recordings" / "reference"
 
@@ -49,3 +50,12 @@ def test_the_rendered_document_is_valid_json_with_no_raw_bidi_or_c1_bytes() -> N
     assert parsed["recordings"][0]["name"] == name
     assert parsed["exit_code"] == 2 and parsed["kind"] == "backchannel-corpus"
     assert json.loads(render_document(document([])))["recordings"] == []
+
+
+def test_a_report_a_worker_encoded_renders_the_same_bytes_as_its_dict_with_nothing_raw() -> None:
+    report = {"summary": {"PASS": 1, "FAIL": 1}, "exit_code": 1, "results": [{"message": "said \u202eevil\x9b\x7f"}]}
+    plain = render_document(document([{"name": "a\u2066.sqlite", "report": report}]))
+    spliced = render_document(document([{"name": "a\u2066.sqlite", "report": JsonReport(report)}]))
+    assert spliced == plain
+    assert not any(raw in spliced for raw in ("\u202e", "\x9b", "\x7f", "\u2066"))
+    assert json.loads(spliced)["recordings"][0]["report"]["results"][0]["message"] == "said \u202eevil\x9b\x7f"
