@@ -38,3 +38,11 @@ def test_json_keeps_its_values_and_loses_the_raw_characters() -> None:
     out = neutralise_json(json.dumps(value, ensure_ascii=False))
     assert json.loads(out) == value
     assert not any(c in out for c in "\x1b\x85\u202e\u2066\x7f")
+
+
+def test_json_escapes_each_unsafe_character_even_in_otherwise_plain_ascii_text() -> None:
+    for char in "\x7f\x80\x9f\u061c\u200e\u200f\u2028\u2029\u202a\u202e\u2066\u2069":
+        out = neutralise_json(json.dumps({"m": f"plain {char} text"}, ensure_ascii=False))
+        assert char not in out and json.loads(out) == {"m": f"plain {char} text"}, repr(char)
+    plain = json.dumps({"m": "only ascii ~ here"})
+    assert neutralise_json(plain) is plain
