@@ -17,8 +17,11 @@ from urllib.parse import urlsplit
 from backchannel.oracle.by_hand import BY_HAND_FACT
 from backchannel.proxy.byhand.front import Front
 from backchannel.proxy.byhand.plans import ByHandPlan, Step
+from backchannel.proxy.endpoint.tools import EndpointConfig
 from backchannel.proxy.run.capture import Capture, RunHandle
 from backchannel.proxy.run.url_servers import UrlServer
+from backchannel.recordings.model import Message
+from backchannel.recordings.reader import messages_after
 from backchannel.recordings.rows import AttestationRow, UrlHitRow
 from backchannel.recordings.shapes import Fact, UrlServers
 
@@ -48,7 +51,7 @@ class ByHandLab:
     def __init__(self, plan: ByHandPlan, out: Path, *, port: int = 0) -> None:
         self.plan = plan
         self.out = out
-        self.capture = Capture(out, endpoint=plan.endpoint, nonce=plan.endpoint.nonce, scenario=plan.scenario)
+        self.capture = self._capture(plan.endpoint)
         self.port = port
         self.front: Front | None = None
         self.run: RunHandle | None = None
@@ -57,14 +60,16 @@ class ByHandLab:
         self._servers: list[UrlServer] = []
         self._side_facts: dict[str, Fact] = {}
 
+    def _capture(self, endpoint: EndpointConfig) -> Capture:
+        return Capture(self.out, endpoint=endpoint, nonce=endpoint.nonce, scenario=self.plan.scenario)
+
     def _start_side_servers(self) -> None:
         """The plan's URL servers, before the endpoint: their URLs are its params (and every run's facts)."""
         if not self.plan.url_servers or self.plan.side_params is None:
             return
         self._servers = [UrlServer(name, self._hits) for name in self.plan.url_servers]
         params = self.plan.side_params({server.name: server.url("") for server in self._servers})
-        endpoint = replace(self.plan.endpoint, params=params)
-        self.capture = Capture(self.out, endpoint=endpoint, nonce=endpoint.nonce, scenario=self.plan.scenario)
+        self.capture = self._capture(replace(self.plan.endpoint, params=params))  # the endpoint with their URLs
         self._side_facts = {**params, **({"hold_ms": self.plan.hold_ms} if self.plan.hold_ms is not None else {})}
 
     def __enter__(self) -> ByHandLab:
@@ -135,24 +140,26 @@ class ByHandLab:
         return self.run
 
     def wait_for_call(self, tool: str, timeout: float) -> Seen:
-        """Wait (bounded) until the current run's ledger holds a `tools/call` of `tool`; what came instead if not."""
+        """Wait (bounded) until the current run's ledger holds a `tools/call` of `tool`; what came instead if not.
+
+        Each poll reads only the messages recorded since the last one (a person may take minutes, and the recording
+        grows with every run and screenshot: loading it whole 50 times a second did not scale)."""
         assert self.run is not None
         run_id = self.run.id
-
-        def methods() -> tuple[str, ...]:
-            return tuple(
-                m.method or m.kind for m in self.capture.read().messages_in(run_id) if m.direction == "to-server"
-            )
+        sent: list[Message] = []  # the run's to-server messages so far, in order
+        last = [0]
 
         def called() -> bool:
-            return any(
-                m.method == "tools/call" and isinstance(m.payload, dict)
-                and isinstance(m.payload.get("params"), dict) and m.payload["params"].get("name") == tool
-                for m in self.capture.read().messages_in(run_id)
-            )  # fmt: skip
+            while True:
+                batch = messages_after(self.capture.out, last[0])
+                if not batch:
+                    break
+                last[0] = batch[-1].seq
+                sent.extend(m for m in batch if m.run_id == run_id and m.direction == "to-server")
+            return any(_calls(message, tool) for message in sent)
 
         found = self.capture.wait_for(called, timeout)
-        return Seen(found, () if found else methods())
+        return Seen(found, () if found else tuple(m.method or m.kind for m in sent))
 
     def attest(self, question_id: str, question: str, answer: str, screenshot: tuple[bytes, str] | None) -> None:
         """Keep a person's answer about the current run, timed here, on the proxy side."""
@@ -171,6 +178,14 @@ class ByHandLab:
             )  # fmt: skip
         )
         self.capture.flush()
+
+
+def _calls(message: Message, tool: str) -> bool:
+    payload = message.payload
+    if message.method != "tools/call" or not isinstance(payload, dict):
+        return False
+    params = payload.get("params")
+    return isinstance(params, dict) and params.get("name") == tool
 
 
 def seen_summary(seen: Seen, limit: int = 8) -> str:
