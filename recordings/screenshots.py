@@ -8,6 +8,7 @@ answer's number only, never from anything the recording says.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .model import Attestation
@@ -55,3 +56,13 @@ def is_image(shot: Screenshot) -> bool:
     file is made, since a name alone proves nothing about the bytes."""
     kind = sniffed_type(shot.data)
     return kind is not None and shot.file_name is not None and shot.file_name.endswith(f".{SUFFIX[kind]}")
+
+
+def image_files(shots: Iterable[Screenshot | None]) -> dict[str, Screenshot]:
+    """The shots to write as files, by file name: each an image by its own bytes (`is_image`), each name once (one
+    answer may be cited many times, always with the same bytes). What the bug report and the matrix both write."""
+    found: dict[str, Screenshot] = {}
+    for shot in shots:
+        if shot is not None and shot.file_name is not None and is_image(shot):
+            found.setdefault(shot.file_name, shot)
+    return found

@@ -15,7 +15,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from backchannel.oracle import ORACLE_VERSION
-from backchannel.recordings.screenshots import is_image
+from backchannel.recordings.screenshots import image_files
 
 from .model import Case, Matrix
 
@@ -93,10 +93,8 @@ def write_site(matrix: Matrix, out: Path) -> list[Path]:
 def _write_screenshots(case: Case, folder: Path) -> None:
     """The images the case's answers carry, beside its page, where its <img src> names them (each file once: one
     answer may be cited by several cases of its recording, with the same bytes)."""
-    for finding in case.findings:
-        for excerpt in finding.excerpts:
-            shot = excerpt.screenshot
-            if shot is not None and shot.file_name is not None and is_image(shot):
-                image = folder / shot.file_name
-                if not image.exists():
-                    image.write_bytes(shot.data)
+    shots = image_files(excerpt.screenshot for finding in case.findings for excerpt in finding.excerpts)
+    for name, shot in shots.items():
+        image = folder / name
+        if not image.exists():  # another case of the same recording, on the same page folder, wrote it
+            image.write_bytes(shot.data)

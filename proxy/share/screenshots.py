@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from backchannel.recordings.model import Recording
-from backchannel.recordings.screenshots import Screenshot, is_image
+from backchannel.recordings.screenshots import Screenshot, image_files
 
 from .files import ShareError, publish
 
@@ -24,7 +24,7 @@ SCREENSHOTS = "screenshots"  # the bug-report folder's subfolder: REPORT.md link
 def write_screenshots(folder: Path, shots: Iterable[Screenshot]) -> list[Path]:
     """Write each screenshot that is an image into `folder/screenshots/` under its own name (each once); the files
     written, in name order. Nothing is made when there is none."""
-    ready = {shot.file_name: shot for shot in shots if shot.file_name is not None and is_image(shot)}
+    ready = image_files(shots)
     if not ready:
         return []
     target = folder / SCREENSHOTS

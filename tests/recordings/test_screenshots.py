@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from backchannel.recordings.model import Attestation
-from backchannel.recordings.screenshots import MAX_SCREENSHOT, Screenshot, is_image, screenshot_of, sniffed_type
+from backchannel.recordings.screenshots import (
+    MAX_SCREENSHOT,
+    Screenshot,
+    image_files,
+    is_image,
+    screenshot_of,
+    sniffed_type,
+)
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"png-payload"
 JPEG = b"\xff\xd8\xff\xe0" + b"jpeg-payload"
@@ -54,3 +61,11 @@ def test_a_file_name_is_an_image_only_when_the_bytes_say_the_type_its_suffix_nam
     assert not is_image(Screenshot(1, HTML, "answer-1.png", None))
     assert not is_image(Screenshot(1, PNG, "answer-1.jpg", None))
     assert not is_image(Screenshot(1, PNG, None, "refused"))
+
+
+def test_the_files_to_write_are_the_images_each_named_once_and_nothing_else():
+    png, again = Screenshot(1, PNG, "answer-1.png", None), Screenshot(1, PNG, "answer-1.png", None)
+    jpeg, html = Screenshot(2, JPEG, "answer-2.jpg", None), Screenshot(3, HTML, "answer-3.png", None)
+    refused = Screenshot(4, PNG, None, "its bytes are not a PNG image")
+    assert image_files([png, None, again, html, jpeg, refused]) == {"answer-1.png": png, "answer-2.jpg": jpeg}
+    assert image_files([]) == {}
