@@ -146,6 +146,19 @@ def test_every_sequence_of_a_class_alone_is_found_as_that_class(cls, sequence):
     assert detect(b"> " + sequence.encode() + b"\n", NONCE).classes() == (cls,)
 
 
+@pytest.mark.parametrize(
+    ("cls", "sequence"), [(c, s) for c in CLASSES for s in c.sequences(NONCE)], ids=lambda v: getattr(v, "name", "")
+)
+def test_every_match_of_a_class_holds_one_of_its_tokens_so_a_stream_without_them_is_not_searched(cls, sequence):
+    # detect() looks for a class only in a stream that holds one of its tokens: exact only if every match holds one
+    (match,) = cls.pattern(NONCE).finditer(b"> " + sequence.encode() + b"\n")
+    assert any(token in match.group() for token in cls.tokens(NONCE))
+    without = sequence.encode()
+    for token in cls.tokens(NONCE):
+        without = without.replace(token, b"BCKCH-GONE")
+    assert detect(without, NONCE).hits == ()
+
+
 C1 = re.compile("[\u0080-\u009f]")
 C1_NAMES = {"\u009b": "<CSI>", "\u009c": "<ST>", "\u009d": "<OSC>"}
 
