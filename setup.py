@@ -26,6 +26,12 @@ DATA = [
 ]
 
 
+# a data-only folder inside a package (`recipes/`, `templates/`: the DATA patterns with a folder) is named as a
+# package of its own, holding the rest of its pattern: the same files ship, and setuptools, which takes any such
+# folder for a namespace package, no longer warns at every install that it "would be ignored"
+DATA_FOLDERS = {pattern.split("/", 1)[0]: pattern.split("/", 1)[1] for pattern in DATA if "/" in pattern}
+
+
 def package_dirs() -> dict[str, str]:
     found = {}
     for folder in TOP_LEVEL:
@@ -35,5 +41,22 @@ def package_dirs() -> dict[str, str]:
     return found
 
 
+def data_packages(packages: dict[str, str]) -> dict[str, str]:
+    found = {}
+    for name, rel in packages.items():
+        for folder in DATA_FOLDERS:
+            inner = ROOT / rel / folder
+            if inner.is_dir() and not (inner / "__init__.py").exists():
+                found[f"{name}.{folder}"] = f"{rel}/{folder}"
+    return found
+
+
 PACKAGE_DIRS = package_dirs()
-setup(packages=sorted(PACKAGE_DIRS), package_dir=PACKAGE_DIRS, package_data={name: DATA for name in PACKAGE_DIRS})
+DATA_DIRS = data_packages(PACKAGE_DIRS)
+PACKAGE_DATA = {name: [p for p in DATA if "/" not in p] for name in PACKAGE_DIRS}
+PACKAGE_DATA.update({name: [DATA_FOLDERS[rel.rsplit("/", 1)[1]]] for name, rel in DATA_DIRS.items()})
+setup(
+    packages=sorted({**PACKAGE_DIRS, **DATA_DIRS}),
+    package_dir={**PACKAGE_DIRS, **DATA_DIRS},
+    package_data=PACKAGE_DATA,
+)
