@@ -33,11 +33,20 @@ Accepts = Callable[[Any], bool]
 
 def compiled(defs_key: str, defs: Mapping[str, Any], name: str) -> Accepts:
     """Whether a value certainly meets definition `name` of a schema's `defs` (draft 2020-12 under `$defs`, draft-07
-    under `definitions`, as the official files are); False means "ask jsonschema", not "invalid"."""
+    under `definitions`, as the official files are); False means "ask jsonschema", not "invalid".
+
+    The value must be what `json.loads` makes (both callers decode the recorded text): jsonschema-rs reads a Python
+    tuple as an array, where jsonschema does not. Its nesting is bounded by the reader (64 levels,
+    recordings/guard.py), well inside what jsonschema itself can walk, so "valid" never stands in for its crash.
+    A validator that cannot be built (a later jsonschema-rs that changed its API) is never asked: every message then
+    goes to jsonschema, as before this module."""
     kind = jsonschema_rs.Draft202012Validator if defs_key == "$defs" else jsonschema_rs.Draft7Validator
     root = {"$ref": f"#/{defs_key}/{name}", defs_key: dict(defs)}
-    # offline: a `$ref` to anywhere outside the file is never fetched (the official files have none)
-    validator = kind(root, formats=_FORMATS, validate_formats=True, ignore_unknown_formats=True, offline=True)
+    try:
+        # offline: a `$ref` to anywhere outside the file is never fetched (the official files have none)
+        validator = kind(root, formats=_FORMATS, validate_formats=True, ignore_unknown_formats=True, offline=True)
+    except Exception:  # noqa: BLE001 - no quick reading: jsonschema judges every message
+        return _never
 
     def accepts(value: Any) -> bool:
         try:
@@ -46,3 +55,7 @@ def compiled(defs_key: str, defs: Mapping[str, Any], name: str) -> Accepts:
             return False
 
     return accepts
+
+
+def _never(_: Any) -> bool:
+    return False

@@ -12,6 +12,7 @@ import pytest
 from backchannel.oracle import era_schema, judge, wire_schema
 from backchannel.oracle.era_schema import ERAS, EraSchema, schema
 from backchannel.oracle.schema_fast import compiled
+from backchannel.oracle.uri import is_uri
 from backchannel.recordings import load
 
 from .reference import REFERENCE
@@ -111,6 +112,8 @@ def test_the_quick_reading_checks_uris_as_jsonschema_does_and_leaves_other_forma
     assert accepts(good)
     assert not accepts({**good, "uri": "a b"})
     assert not accepts({**good, "uri": "relative/path"})
+    # jsonschema-rs's own uri check refuses a trailing newline, oracle/uri.py's accepts it: the override is in force
+    assert accepts({**good, "uri": "http://x\n"}) and is_uri("http://x\n")
     blob = compiled("$defs", schema("2026-07-28").defs, "BlobResourceContents")
     assert blob({"uri": "file:///a", "blob": "not base64 at all!"})  # `format: byte` is not checked by either
 
@@ -122,3 +125,51 @@ def test_a_value_the_quick_reading_cannot_take_is_left_to_jsonschema():
     request = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": lone["uri"]}}
     problems = era_schema.message_errors("2026-07-28", request)
     assert "params/uri: 'file:///\\ud800' is not a 'uri' (ReadResourceRequest)" in problems  # jsonschema's own
+
+
+# values JSON can carry that a Rust reading might take differently: bools for numbers, integral floats, integers past
+# 64 bits, non-finite floats, lone surrogates deep inside; the quick reading may refuse more, never accept more
+EDGES: tuple[tuple[str, Any], ...] = (
+    ("JSONRPCRequest", {"jsonrpc": "2.0", "id": True, "method": "ping"}),
+    ("JSONRPCRequest", {"jsonrpc": "2.0", "id": 1.0, "method": "ping"}),
+    ("JSONRPCRequest", {"jsonrpc": "2.0", "id": 2**64 + 5, "method": "ping"}),
+    ("JSONRPCRequest", {"jsonrpc": "2.0", "id": -(2**70), "method": "ping"}),
+    ("JSONRPCRequest", {"jsonrpc": "2.0", "id": 1e400, "method": "ping"}),
+    ("JSONRPCRequest", {"jsonrpc": "2.0", "id": float("nan"), "method": "ping"}),
+    ("JSONRPCRequest", {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_meta": {"k": ["\udc00"]}}}),
+    ("JSONRPCErrorResponse", {"jsonrpc": "2.0", "id": 1, "error": {"code": 2**64 - 32602, "message": "m"}}),
+    ("JSONRPCErrorResponse", {"jsonrpc": "2.0", "id": 1, "error": {"code": True, "message": "m"}}),
+    ("JSONRPCErrorResponse", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602.0, "message": "m"}}),
+    ("Annotations", {"priority": 2**200}),
+    ("Annotations", {"priority": True}),
+    ("Annotations", {"priority": float("inf")}),
+    ("Annotations", {"priority": float("nan")}),
+    ("Annotations", {"priority": 1, "audience": ["user", False]}),
+    ("Resource", {"uri": "file:///\ud800", "name": "a"}),
+    ("Resource", {"uri": "file:///a", "name": "a", "size": 1.0}),
+    ("Resource", {"uri": "file:///a", "name": "a", "size": 2**64}),
+    ("Resource", {"uri": "file:///a", "name": "a", "size": 1.5}),
+)
+
+
+@pytest.mark.parametrize(("name", "value"), EDGES, ids=repr)
+def test_an_edge_value_the_quick_reading_accepts_jsonschema_accepts_too(name, value):
+    spec = schema("2026-07-28")
+    assert not spec.accepts(name, value) or spec.validator(name).is_valid(value)
+
+
+def test_the_edges_hold_both_answers():  # the table above would prove nothing if every value went one way
+    spec = schema("2026-07-28")
+    answers = {spec.validator(name).is_valid(value) for name, value in EDGES}
+    assert answers == {True, False}
+
+
+def test_a_validator_that_cannot_be_built_leaves_every_message_to_jsonschema(monkeypatch):
+    import jsonschema_rs
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise TypeError("an API this version does not have")
+
+    monkeypatch.setattr(jsonschema_rs, "Draft202012Validator", broken)
+    accepts = compiled("$defs", schema("2026-07-28").defs, "Resource")
+    assert accepts({"uri": "file:///a", "name": "a"}) is False
