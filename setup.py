@@ -41,22 +41,17 @@ def package_dirs() -> dict[str, str]:
     return found
 
 
-def data_packages(packages: dict[str, str]) -> dict[str, str]:
-    found = {}
+def with_data_packages(packages: dict[str, str]) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Every package (code and data-only) with its folder, and the files each ships."""
+    dirs = dict(packages)
+    data = {name: [pattern for pattern in DATA if "/" not in pattern] for name in packages}
     for name, rel in packages.items():
-        for folder in DATA_FOLDERS:
+        for folder, pattern in DATA_FOLDERS.items():
             inner = ROOT / rel / folder
             if inner.is_dir() and not (inner / "__init__.py").exists():
-                found[f"{name}.{folder}"] = f"{rel}/{folder}"
-    return found
+                dirs[f"{name}.{folder}"], data[f"{name}.{folder}"] = f"{rel}/{folder}", [pattern]
+    return dirs, data
 
 
-PACKAGE_DIRS = package_dirs()
-DATA_DIRS = data_packages(PACKAGE_DIRS)
-PACKAGE_DATA = {name: [p for p in DATA if "/" not in p] for name in PACKAGE_DIRS}
-PACKAGE_DATA.update({name: [DATA_FOLDERS[rel.rsplit("/", 1)[1]]] for name, rel in DATA_DIRS.items()})
-setup(
-    packages=sorted({**PACKAGE_DIRS, **DATA_DIRS}),
-    package_dir={**PACKAGE_DIRS, **DATA_DIRS},
-    package_data=PACKAGE_DATA,
-)
+PACKAGE_DIRS, PACKAGE_DATA = with_data_packages(package_dirs())
+setup(packages=sorted(PACKAGE_DIRS), package_dir=PACKAGE_DIRS, package_data=PACKAGE_DATA)

@@ -147,14 +147,12 @@ class ByHandLab:
         assert self.run is not None
         run_id = self.run.id
         sent: list[Message] = []  # the run's to-server messages so far, in order
-        last = [0]
+        last = 0  # the sequence number read up to
 
         def called() -> bool:
-            while True:
-                batch = messages_after(self.capture.out, last[0])
-                if not batch:
-                    break
-                last[0] = batch[-1].seq
+            nonlocal last
+            while batch := messages_after(self.capture.out, last):
+                last = batch[-1].seq
                 sent.extend(m for m in batch if m.run_id == run_id and m.direction == "to-server")
             return any(_calls(message, tool) for message in sent)
 

@@ -131,9 +131,7 @@ def discard_warm() -> None:
     it: it would die with this process anyway, but not before a caller that checks for leftovers looks."""
     process = _take_warm()
     if process is not None:
-        process.kill()
-        process.wait(5)
-        _close_pipes(process)
+        _kill_and_reap(process)
 
 
 def _take_warm() -> subprocess.Popen[bytes] | None:
@@ -150,6 +148,13 @@ def _close_pipes(process: subprocess.Popen[bytes]) -> None:
     for pipe in (process.stdin, process.stdout):
         if pipe is not None:
             pipe.close()
+
+
+def _kill_and_reap(process: subprocess.Popen[bytes]) -> None:
+    """A mitmdump that will not be used: killed by its pid, waited for (bounded), its pipes closed."""
+    process.kill()
+    process.wait(5)
+    _close_pipes(process)
 
 
 def serve_warm() -> None:
@@ -342,9 +347,7 @@ def _hand_over(argv: list[str]) -> subprocess.Popen[bytes] | None:
         process.stdin.write(json.dumps(argv[3:]).encode() + b"\n")  # what `serve` reads after `-c ENTRY`
         process.stdin.flush()
     except (OSError, ValueError):
-        process.kill()
-        process.wait(5)
-        _close_pipes(process)
+        _kill_and_reap(process)
         return None
     return process
 
@@ -408,11 +411,7 @@ def start_proxy(
         while info is None:
             left = timeout - (time.monotonic() - began)
             if left <= 0 or not selector.select(left):
-                process.kill()
-                process.wait(5)
-                process.stdout.close()
-                if process.stdin is not None:
-                    process.stdin.close()
+                _kill_and_reap(process)
                 raise ProxyError(
                     f"mitmdump did not become ready within {timeout:.0f} s; its output:\n"
                     + b"".join(tail).decode("utf-8", "replace")
@@ -420,9 +419,7 @@ def start_proxy(
             line = process.stdout.readline()
             if not line:
                 process.wait(5)
-                process.stdout.close()
-                if process.stdin is not None:
-                    process.stdin.close()
+                _close_pipes(process)
                 raise ProxyError(
                     f"mitmdump exited with code {process.returncode} before it was ready; its output:\n"
                     + b"".join(tail).decode("utf-8", "replace")
