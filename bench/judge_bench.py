@@ -9,6 +9,8 @@ variant is a different file with different bytes, judged to the same statuses). 
             1 and 2), wall clock, start-up included; the scaling line says what the most workers give over one
   parallel  `judge_all` in process with --jobs workers (what the CLI runs, without start-up and rendering)
   serial    load + judge, one recording after another, on one core
+  read      the yardstick, on one core: every row of every table read with the sqlite3 module and every JSON cell
+            decoded, nothing judged; "the speed of reading" the corpus, which the summary compares judging with
 
 With `--build NAME=PYTHON` (repeatable) every mode is measured for each build, each run by that build's own
 interpreter (its venv's backchannel), interleaved round by round (--rounds) so that before and after share the
@@ -42,7 +44,8 @@ from machine_cpu import busy_seconds as _busy_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCES = sorted((ROOT / "recordings" / "reference").glob("*.sqlite"))
-IN_PROCESS = ("parallel", "serial")
+IN_PROCESS = ("parallel", "serial", "read")
+READ = "read"  # build-independent (plain sqlite3 and json): measured once per round, with the bench's interpreter
 
 
 @dataclass(frozen=True)
@@ -126,8 +129,38 @@ def time_in_process(python: str, folder: Path, mode: str, jobs: int) -> Measure:
     return Measure(float(said["seconds"]), int(said["judged"]), float(said["cpu"]), float(said["others"]))
 
 
+def read_everything(path: Path) -> int:
+    """Every row of every table of a recording, with every cell that holds a JSON object or array decoded: what any
+    judge must at least do. Opened read-only and immutable, as the reader opens a finished recording."""
+    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro&immutable=1", uri=True)
+    try:
+        rows = 0
+        tables = [str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        for table in tables:
+            for row in conn.execute(f'SELECT * FROM "{table}"'):
+                rows += 1
+                for value in row:
+                    if isinstance(value, str) and value[:1] in ("{", "["):
+                        try:
+                            json.loads(value)
+                        except ValueError:
+                            pass
+        return rows
+    finally:
+        conn.close()
+
+
 def inner(mode: str, folder: Path, jobs: int) -> None:
     """One in-process measurement with whichever backchannel this interpreter imports; one JSON line out."""
+    if mode == READ:  # no backchannel at all: the files and the standard library
+        paths = sorted(folder.rglob("*.sqlite"))
+        busy, own, start = _busy_seconds(), _own_seconds(), time.perf_counter()
+        for path in paths:
+            read_everything(path)
+        elapsed, cpu = time.perf_counter() - start, _own_seconds() - own
+        others = _share((_busy_seconds() - busy) - cpu, elapsed)
+        print(json.dumps({"seconds": elapsed, "judged": len(paths), "others": others, "cpu": cpu}))
+        return
     from backchannel.oracle import judge
     from backchannel.proxy.judging.inputs import expand
     from backchannel.proxy.judging.parallel import judge_all, tasks_for
@@ -159,7 +192,7 @@ def main() -> None:
     parser.add_argument("--build", type=parse_build, action="append", default=[], help="NAME=PYTHON (repeatable)")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     parser.add_argument("--skip-serial", action="store_true", help="skip the one-core in-process pass")
-    parser.add_argument("--only", help="measure only these modes, comma-separated (cli-j1, parallel, serial...)")
+    parser.add_argument("--only", help="measure only these modes, comma-separated (cli-j1, parallel, serial, read...)")
     parser.add_argument("--inner", choices=IN_PROCESS, help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -170,7 +203,7 @@ def main() -> None:
     builds = args.build or [Build("this", sys.executable)]
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     cli_jobs = [int(j) for j in args.cli_jobs.split(",") if j.strip()]
-    modes = [f"cli-j{j}" for j in cli_jobs] + ["parallel"] + ([] if args.skip_serial else ["serial"])
+    modes = [f"cli-j{j}" for j in cli_jobs] + ["parallel"] + ([] if args.skip_serial else ["serial"]) + [READ]
     if args.only:
         modes = [mode for mode in modes if mode in args.only.split(",")]
     print(
@@ -187,7 +220,8 @@ def main() -> None:
             digests: set[str] = set()
             for round_no in range(1, args.rounds + 1):
                 for mode in modes:
-                    for build in builds:  # interleaved: each mode of every build, back to back
+                    # interleaved: each mode of every build, back to back; the yardstick once, as "sqlite3"
+                    for build in [Build("sqlite3", sys.executable)] if mode == READ else builds:
                         if mode.startswith("cli-j"):
                             run = partial(time_cli, build.python, folder, int(mode[5:]))
                         else:
@@ -232,8 +266,16 @@ def _summary(
     digests: set[str],
 ) -> None:
     """Medians per build and mode, the CLI's scaling with workers, and whether every CLI output was the same."""
+    floor = statistics.median(cpus[("sqlite3", READ)]) if ("sqlite3", READ) in cpus else None
+    if floor is not None:
+        print(
+            f"{size:>6} recordings  sqlite3  median: reading and decoding everything {floor:.2f} CPU-ms a recording,"
+            f" at most {1000 / floor * (os.cpu_count() or 1):.0f}/s on {os.cpu_count() or 1} cores",
+            flush=True,
+        )
     for build in builds:
-        medians = {mode: statistics.median(rates[(build.name, mode)]) for mode in modes}
+        judged_modes = [mode for mode in modes if mode != READ]
+        medians = {mode: statistics.median(rates[(build.name, mode)]) for mode in judged_modes}
         said = ", ".join(
             f"{mode} {rate:.0f}/s ({statistics.median(cpus[(build.name, mode)]):.2f} CPU-ms)"
             for mode, rate in medians.items()
@@ -243,7 +285,12 @@ def _summary(
         if high > low and f"cli-j{high}" in medians and f"cli-j{low}" in medians:
             ratio = medians[f"cli-j{high}"] / medians[f"cli-j{low}"]
             scaling = f"; scaling --jobs {high} / --jobs {low}: {ratio:.2f}x"
-        print(f"{size:>6} recordings  {build.name:<8} median: {said}{scaling}", flush=True)
+        cost = ""
+        cli = [mode for mode in judged_modes if mode.startswith("cli-j")]
+        if floor and cli:
+            spent = statistics.median(cpus[(build.name, cli[-1])])
+            cost = f"; {cli[-1]} costs {spent / floor:.1f}x reading"
+        print(f"{size:>6} recordings  {build.name:<8} median: {said}{scaling}{cost}", flush=True)
     if digests:
         print(f"{size:>6} recordings  CLI outputs identical across builds and runs: {len(digests) == 1}", flush=True)
 

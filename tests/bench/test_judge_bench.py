@@ -11,6 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 BOUND_S = 300
 MODES = ("cli-j1", "cli-j2", "parallel", "serial")
+YARDSTICK = "read"  # reading and decoding everything, nothing judged: measured once a round, named sqlite3
 
 
 def test_the_judge_benchmark_judges_a_small_corpus_in_every_mode(tmp_path: Path) -> None:
@@ -25,9 +26,16 @@ def test_the_judge_benchmark_judges_a_small_corpus_in_every_mode(tmp_path: Path)
             done.stdout,
             re.MULTILINE,
         ), done.stdout
-    assert re.search(r"scaling --jobs 2 / --jobs 1: [\d.]+x$", done.stdout, re.MULTILINE), done.stdout
+    assert re.search(
+        rf"^\s+40 recordings\s+sqlite3\s+{YARDSTICK}\s+[\d.]+ s\s+\d+ recordings/s\s+[\d.]+ CPU-ms each", done.stdout, re.M
+    ), done.stdout
+    assert re.search(
+        r"scaling --jobs 2 / --jobs 1: [\d.]+x; cli-j2 costs [\d.]+x reading$", done.stdout, re.MULTILINE
+    ), done.stdout
+    assert re.search(r"reading and decoding everything [\d.]+ CPU-ms a recording, at most \d+/s on", done.stdout)
     numbers = json.loads(out.read_text(encoding="utf-8"))
-    assert {row["mode"] for row in numbers} == set(MODES)
+    assert {row["mode"] for row in numbers} == {*MODES, YARDSTICK}
+    assert {row["build"] for row in numbers if row["mode"] == YARDSTICK} == {"sqlite3"}
     assert all(row["per_second"] > 0 and row["cpu_ms_per_recording"] > 0 for row in numbers)
 
 
