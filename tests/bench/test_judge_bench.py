@@ -27,7 +27,9 @@ def test_the_judge_benchmark_judges_a_small_corpus_in_every_mode(tmp_path: Path)
             re.MULTILINE,
         ), done.stdout
     assert re.search(
-        rf"^\s+40 recordings\s+sqlite3\s+{YARDSTICK}\s+[\d.]+ s\s+\d+ recordings/s\s+[\d.]+ CPU-ms each", done.stdout, re.M
+        rf"^\s+40 recordings\s+sqlite3\s+{YARDSTICK}\s+[\d.]+ s\s+\d+ recordings/s\s+[\d.]+ CPU-ms each",
+        done.stdout,
+        re.M,
     ), done.stdout
     assert re.search(
         r"scaling --jobs 2 / --jobs 1: [\d.]+x; cli-j2 costs [\d.]+x reading$", done.stdout, re.MULTILINE
