@@ -308,7 +308,7 @@ class RunningProxy:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout)
-        for pipe in (self.process.stdin, self.process.stdout):  # stdin last: its end is the watchdog's signal
+        for pipe in (self.process.stdin, self.process.stdout):  # it has ended by now: only our ends are left
             if pipe is not None:
                 pipe.close()
         return self.process.returncode
