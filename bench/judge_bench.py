@@ -10,7 +10,8 @@ variant is a different file with different bytes, judged to the same statuses). 
   parallel  `judge_all` in process with --jobs workers (what the CLI runs, without start-up and rendering)
   serial    load + judge, one recording after another, on one core
   read      the yardstick, on one core: every row of every table read with the sqlite3 module and every JSON cell
-            decoded, nothing judged; "the speed of reading" the corpus, which the summary compares judging with
+            decoded (text and BLOB), nothing judged; "the speed of reading" the corpus, which the summary compares
+            judging with
 
 With `--build NAME=PYTHON` (repeatable) every mode is measured for each build, each run by that build's own
 interpreter (its venv's backchannel), interleaved round by round (--rounds) so that before and after share the
@@ -129,6 +130,9 @@ def time_in_process(python: str, folder: Path, mode: str, jobs: int) -> Measure:
     return Measure(float(said["seconds"]), int(said["judged"]), float(said["cpu"]), float(said["others"]))
 
 
+_JSON_STARTS = ("{", "[", b"{", b"[")
+
+
 def read_everything(path: Path) -> int:
     """Every row of every table of a recording, with every cell that holds a JSON object or array decoded: what any
     judge must at least do. Opened read-only and immutable, as the reader opens a finished recording."""
@@ -140,10 +144,11 @@ def read_everything(path: Path) -> int:
             for row in conn.execute(f'SELECT * FROM "{table}"'):
                 rows += 1
                 for value in row:
-                    if isinstance(value, str) and value[:1] in ("{", "["):
+                    # text cells and BLOB ones (the bodies, the files): json.loads takes UTF-8 bytes as they are
+                    if isinstance(value, str | bytes) and value[:1] in _JSON_STARTS:
                         try:
                             json.loads(value)
-                        except ValueError:
+                        except ValueError:  # UnicodeDecodeError included
                             pass
         return rows
     finally:
@@ -266,11 +271,12 @@ def _summary(
     digests: set[str],
 ) -> None:
     """Medians per build and mode, the CLI's scaling with workers, and whether every CLI output was the same."""
-    floor = statistics.median(cpus[("sqlite3", READ)]) if ("sqlite3", READ) in cpus else None
-    if floor is not None:
+    floor = statistics.median(cpus[("sqlite3", READ)]) if ("sqlite3", READ) in cpus else 0.0
+    cores = len(os.sched_getaffinity(0))
+    if floor > 0:
         print(
             f"{size:>6} recordings  sqlite3  median: reading and decoding everything {floor:.2f} CPU-ms a recording,"
-            f" at most {1000 / floor * (os.cpu_count() or 1):.0f}/s on {os.cpu_count() or 1} cores",
+            f" at most {1000 / floor * cores:.0f}/s on {cores} cores",
             flush=True,
         )
     for build in builds:
@@ -286,10 +292,10 @@ def _summary(
             ratio = medians[f"cli-j{high}"] / medians[f"cli-j{low}"]
             scaling = f"; scaling --jobs {high} / --jobs {low}: {ratio:.2f}x"
         cost = ""
-        cli = [mode for mode in judged_modes if mode.startswith("cli-j")]
-        if floor and cli:
+        cli = sorted((mode for mode in judged_modes if mode.startswith("cli-j")), key=lambda mode: int(mode[5:]))
+        if floor > 0 and cli:  # the CLI with the most workers, its start-up included (the reading pass has none)
             spent = statistics.median(cpus[(build.name, cli[-1])])
-            cost = f"; {cli[-1]} costs {spent / floor:.1f}x reading"
+            cost = f"; {cli[-1]} costs {spent / floor:.1f}x reading (start-up included)"
         print(f"{size:>6} recordings  {build.name:<8} median: {said}{scaling}{cost}", flush=True)
     if digests:
         print(f"{size:>6} recordings  CLI outputs identical across builds and runs: {len(digests) == 1}", flush=True)
