@@ -279,8 +279,8 @@ def _summary(
             f" at most {1000 / floor * cores:.0f}/s on {cores} cores",
             flush=True,
         )
+    judged_modes = [mode for mode in modes if mode != READ]
     for build in builds:
-        judged_modes = [mode for mode in modes if mode != READ]
         medians = {mode: statistics.median(rates[(build.name, mode)]) for mode in judged_modes}
         said = ", ".join(
             f"{mode} {rate:.0f}/s ({statistics.median(cpus[(build.name, mode)]):.2f} CPU-ms)"
