@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from backchannel.recordings.model import Recording
 
@@ -21,15 +21,18 @@ MODERN_ERA = "2026-07-28"
 LEGACY_ERAS: tuple[str, ...] = ("2025-06-18", "2025-11-25")
 
 
+EvidenceKind = Literal[
+    "message", "exchange", "terminal", "file", "run", "sse", "anomaly", "recording", "screen", "model", "attestation"
+]
+EVIDENCE_KINDS: tuple[str, ...] = get_args(EvidenceKind)  # every kind, for readers of reports (render/from_json.py)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Evidence:
     """Where in the recording a finding can be seen: a message, an exchange, terminal bytes, a lab file, a run, a
     screen snapshot's rows and columns, or text in a model request (the coding agent's model context)."""
 
-    kind: Literal[
-        "message", "exchange", "terminal", "file", "run", "sse", "anomaly", "recording", "screen", "model",
-        "attestation",
-    ]  # fmt: skip
+    kind: EvidenceKind
     run: str | None = None
     seq: int | None = None  # message, exchange, sse, anomaly, screen, model-exchange or attestation sequence number
     stream: str | None = None  # terminal: stdout, stderr or tty

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, cast
 
-from ..model import STATUSES, Evidence, Level, Report, Result, RunEra, Status, Verdict
+from ..model import EVIDENCE_KINDS, STATUSES, Evidence, Level, Report, Result, RunEra, Status, Verdict
 
-EVIDENCE_KINDS = ("message", "exchange", "terminal", "file", "run", "sse", "anomaly", "recording", "screen", "model")
 LEVELS = ("MUST", "SHOULD", "MAY")
 VERDICTS = ("CONFIRMED", "REFUTED", "SKIP", "ERROR")
 

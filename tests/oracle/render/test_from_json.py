@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import replace
+from typing import Any, get_args
 
 import pytest
 
+from backchannel.oracle.model import Evidence, EvidenceKind
 from backchannel.oracle.render.from_json import ReportShapeError, report_from_dict
 from backchannel.oracle.render.json_report import render_json
 from backchannel.oracle.render.sarif import render_sarif
@@ -25,6 +27,17 @@ def test_a_report_read_back_from_its_json_is_the_same_report() -> None:
 def test_a_hostile_report_read_back_renders_the_same_sarif() -> None:
     report = hostile_report()
     assert render_sarif(report_from_dict(json.loads(render_json(report)))) == render_sarif(report)
+
+
+def test_every_evidence_kind_a_report_can_cite_reads_back() -> None:
+    # the reader's list of kinds is the model's own: a kind added to Evidence (a person's answer, "attestation")
+    # reads back in a corpus SARIF log and in merge-reports instead of being refused as malformed
+    kinds = get_args(EvidenceKind)
+    assert "attestation" in kinds
+    report = sample_report()
+    first = replace(report.results[0], evidence=tuple(Evidence(kind=kind, note=kind) for kind in kinds))
+    report = replace(report, results=(first, *report.results[1:]))
+    assert report_from_dict(json.loads(render_json(report))) == report
 
 
 @pytest.mark.parametrize(

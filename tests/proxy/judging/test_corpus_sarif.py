@@ -45,6 +45,18 @@ def test_judging_many_as_sarif_gives_one_run_with_an_artifact_per_recording(tmp_
     assert run["properties"]["exit_code"] == 1 and run["invocations"][0]["executionSuccessful"] is True
 
 
+def test_a_recording_a_person_attested_renders_in_a_corpus_sarif_log_with_its_answers_cited(tmp_path: Path) -> None:
+    # its results cite the person's answers (evidence kind "attestation"), which the report reader once refused
+    copy_in(tmp_path / "c", "elicitation-ui-by-hand-toy", PASSING[0])
+    done = run_here("judge", tmp_path / "c", "--format", "sarif", "--jobs", "1")
+    assert done.returncode in (0, 1), done.stderr
+    log = _sarif(done)
+    jsonschema.validate(log, SARIF_SUBSET, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
+    (run,) = log["runs"]
+    assert any(u["location"]["uri"].endswith("elicitation-ui-by-hand-toy.sqlite") for u in run["artifacts"])
+    assert "error" not in json.dumps(run["invocations"][0].get("toolExecutionNotifications", []))
+
+
 def test_pass_and_skip_are_counted_not_listed_and_results_past_the_cap_are_counted_as_left_out(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
