@@ -5,8 +5,9 @@ Builds corpora (default 1,000 and 5,000 recordings) in a temp folder from the co
 (recordings/reference/*.sqlite, all of them): plain copies, and variants whose nonce and tool version differ (each
 variant is a different file with different bytes, judged to the same statuses). Then, per corpus:
 
-  cli-jN    `python -m backchannel.proxy.cli judge DIR --format json --jobs N` for each N of --cli-jobs (default
-            1 and 2), wall clock, start-up included; the scaling line says what the most workers give over one
+  cli-jN    `python -m backchannel.proxy.cli judge DIR --format F --jobs N` (F: --format, default json) for each N
+            of --cli-jobs (default 1 and 2), wall clock, start-up included; the scaling line says what the most
+            workers give over one
   parallel  `judge_all` in process with --jobs workers (what the CLI runs, without start-up and rendering)
   serial    load + judge, one recording after another, on one core
   read      the yardstick, on one core: every row of every table read with the sqlite3 module and every JSON cell
@@ -17,8 +18,11 @@ With `--build NAME=PYTHON` (repeatable) every mode is measured for each build, e
 interpreter (its venv's backchannel), interleaved round by round (--rounds) so that before and after share the
 machine's load; the CLI's output of every build must be the same bytes (a speed change changes no verdict).
 
-Usage: python bench/judge_bench.py [--sizes 1000,5000] [--jobs N] [--cli-jobs 1,2] [--rounds R]
-                                   [--build NAME=PYTHON ...] [--json results.json]
+The CLI modes also say how large the CLI's own process grew (its peak resident memory, the pool's workers not
+counted): the parent holds what it prints, so this is what a corpus of that size costs in memory.
+
+Usage: python bench/judge_bench.py [--sizes 1000,5000] [--jobs N] [--cli-jobs 1,2] [--format json|text]
+                                   [--rounds R] [--build NAME=PYTHON ...] [--json results.json]
 """
 
 from __future__ import annotations
@@ -92,32 +96,53 @@ class Measure:
     cpu: float  # CPU seconds the judging used (the CLI with its workers, or the in-process loop)
     others: float  # the share of all CPUs other processes used meanwhile (0..1)
     digest: str = ""  # of the CLI's output
+    peak_mb: float = 0.0  # the CLI's own process at its largest (resident), workers not counted; 0: not measured
 
 
-def measured(run: Callable[[], Measure | tuple[float, int, str]]) -> Measure:
+def measured(run: Callable[[], Measure | tuple[float, int, str, float]]) -> Measure:
     """A run's measure; a run that measured its own window (in process) says it, else it is measured around it."""
     busy, own = _busy_seconds(), _own_seconds()
     said = run()
     if isinstance(said, Measure):
         return said
-    elapsed, judged, digest = said
+    elapsed, judged, digest, peak_mb = said
     cpu = _own_seconds() - own
-    return Measure(elapsed, judged, cpu, _share((_busy_seconds() - busy) - cpu, elapsed), digest)
+    return Measure(elapsed, judged, cpu, _share((_busy_seconds() - busy) - cpu, elapsed), digest, peak_mb)
 
 
 def _share(others: float, elapsed: float) -> float:
     return max(0.0, others / (elapsed * (os.cpu_count() or 1)))
 
 
-def time_cli(python: str, folder: Path, jobs: int) -> tuple[float, int, str]:
-    argv = [python, "-m", "backchannel.proxy.cli", "judge", str(folder), "--format", "json", "--jobs", str(jobs)]
+# `python -m backchannel.proxy.cli ...`, saying on stderr at exit how large its own process grew (VmHWM: the pool's
+# workers leave through os._exit, so only the parent says it)
+_CLI = """
+import atexit, runpy, sys
+def _peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            sys.stderr.write("%s %s\\n" % (PEAK, line.split()[1]))
+atexit.register(_peak)
+sys.argv[0] = "backchannel"
+runpy.run_module("backchannel.proxy.cli", run_name="__main__", alter_sys=True)
+"""
+PEAK = "BACKCHANNEL-BENCH-PEAK-KB"
+
+
+def time_cli(python: str, folder: Path, jobs: int, fmt: str = "json") -> tuple[float, int, str, float]:
+    argv = [python, "-c", f"PEAK = {PEAK!r}\n{_CLI}", "judge", str(folder), "--format", fmt, "--jobs", str(jobs)]
     start = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, timeout=1800)
     elapsed = time.perf_counter() - start
     if done.returncode not in (0, 1):
         raise SystemExit(f"judge failed ({done.returncode}): {done.stderr[-2000:].decode(errors='replace')}")
-    judged = int(json.loads(done.stdout)["summary"]["recordings"])
-    return elapsed, judged, hashlib.sha256(done.stdout).hexdigest()[:16]
+    if fmt == "json":
+        judged = int(json.loads(done.stdout)["summary"]["recordings"])
+    else:  # the text output's last line: "N recordings, M not judged; exit code C"
+        judged = int(done.stdout.decode().rstrip("\n").rsplit("\n", 1)[-1].split()[0])
+    peaks = [line.split()[1] for line in done.stderr.decode(errors="replace").splitlines() if line.startswith(PEAK)]
+    peak_mb = int(peaks[-1]) / 1024 if peaks else 0.0
+    return elapsed, judged, hashlib.sha256(done.stdout).hexdigest()[:16], peak_mb
 
 
 def time_in_process(python: str, folder: Path, mode: str, jobs: int) -> Measure:
@@ -193,6 +218,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,5000", help="corpus sizes, comma-separated")
     parser.add_argument("--jobs", type=int, default=0, help="workers of the parallel mode (default: one per CPU)")
     parser.add_argument("--cli-jobs", default="1,2", help="the CLI's --jobs values to measure, comma-separated")
+    parser.add_argument("--format", default="json", choices=("json", "text"), help="the CLI's output format")
     parser.add_argument("--rounds", type=int, default=1, help="times each mode runs, interleaved across builds")
     parser.add_argument("--build", type=parse_build, action="append", default=[], help="NAME=PYTHON (repeatable)")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
@@ -222,13 +248,14 @@ def main() -> None:
             folder = build_corpus(Path(tmp) / f"corpus-{size}", size)
             rates: dict[tuple[str, str], list[float]] = {}
             cpus: dict[tuple[str, str], list[float]] = {}
+            peaks: dict[tuple[str, str], list[float]] = {}
             digests: set[str] = set()
             for round_no in range(1, args.rounds + 1):
                 for mode in modes:
                     # interleaved: each mode of every build, back to back; the yardstick once, as "sqlite3"
                     for build in [Build("sqlite3", sys.executable)] if mode == READ else builds:
                         if mode.startswith("cli-j"):
-                            run = partial(time_cli, build.python, folder, int(mode[5:]))
+                            run = partial(time_cli, build.python, folder, int(mode[5:]), args.format)
                         else:
                             run = partial(time_in_process, build.python, folder, mode, jobs)
                         got = measured(run)
@@ -247,15 +274,19 @@ def main() -> None:
                                 "per_second": round(rate),
                                 "cpu_ms_per_recording": round(got.cpu * 1000 / got.judged, 2),
                                 "other_processes_cpu_share": round(got.others, 2),
+                                "cli_peak_rss_mb": round(got.peak_mb, 1) if got.peak_mb else None,
                             }
                         )
+                        if got.peak_mb:
+                            peaks.setdefault((build.name, mode), []).append(got.peak_mb)
+                        peak = f"  peak {got.peak_mb:4.0f} MB" if got.peak_mb else ""
                         print(
                             f"{size:>6} recordings  {build.name:<8} {mode:<8}  {got.seconds:7.2f} s"
-                            f"  {rate:7.0f} recordings/s  {got.cpu * 1000 / got.judged:6.2f} CPU-ms each"
+                            f"  {rate:7.0f} recordings/s  {got.cpu * 1000 / got.judged:6.2f} CPU-ms each{peak}"
                             f"  (other processes: {got.others:.0%} of the CPUs)",
                             flush=True,
                         )
-            _summary(size, builds, modes, cli_jobs, rates, cpus, digests)
+            _summary(size, builds, modes, cli_jobs, rates, cpus, digests, peaks)
             shutil.rmtree(folder)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
@@ -269,6 +300,7 @@ def _summary(
     rates: dict[tuple[str, str], list[float]],
     cpus: dict[tuple[str, str], list[float]],
     digests: set[str],
+    peaks: dict[tuple[str, str], list[float]] | None = None,
 ) -> None:
     """Medians per build and mode, the CLI's scaling with workers, and whether every CLI output was the same."""
     floor = statistics.median(cpus[("sqlite3", READ)]) if ("sqlite3", READ) in cpus else 0.0
@@ -296,7 +328,13 @@ def _summary(
         if floor > 0 and cli:  # the CLI with the most workers, its start-up included (the reading pass has none)
             spent = statistics.median(cpus[(build.name, cli[-1])])
             cost = f"; {cli[-1]} costs {spent / floor:.1f}x reading (start-up included)"
-        print(f"{size:>6} recordings  {build.name:<8} median: {said}{scaling}{cost}", flush=True)
+        grown = ", ".join(
+            f"{mode} {statistics.median(peaks[(build.name, mode)]):.0f} MB"
+            for mode in judged_modes
+            if peaks and (build.name, mode) in peaks
+        )
+        memory = f"; the CLI's own peak memory: {grown}" if grown else ""
+        print(f"{size:>6} recordings  {build.name:<8} median: {said}{scaling}{cost}{memory}", flush=True)
     if digests:
         print(f"{size:>6} recordings  CLI outputs identical across builds and runs: {len(digests) == 1}", flush=True)
 

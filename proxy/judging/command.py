@@ -7,7 +7,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import IO, Annotated, Any
 
 import typer
 
@@ -19,12 +19,14 @@ from backchannel.recordings import load
 from backchannel.recordings.safe_text import neutralise
 
 from . import baseline as baseline_mod
-from . import corpus, diff, inputs, merge, shard, summary
+from . import corpus, diff, inputs, merge, sent, shard, summary
 from .corpus_sarif import render_corpus_sarif
-from .parallel import Outcome, default_jobs, judge_all, tasks_for
+from .parallel import default_jobs, judge_all, tasks_for
 from .progress import progress_bar
+from .spool import Spool
 
 CORPUS_FORMATS = ("text", "json", "sarif")
+STREAMED = {"json": "json", "text": "summary"}  # formats printed as judged, with the shape their workers send
 ERRORS = (
     baseline_mod.BaselineError,
     shard.ShardError,
@@ -47,8 +49,27 @@ Progress = Callable[[int], AbstractContextManager[Callable[[], None]]]  # total 
 
 @dataclass(frozen=True, slots=True)
 class Output:
+    """What a command prints: `text`, then (a corpus judged) the lines spooled as each recording was judged, then
+    `tail`; and its exit code."""
+
     text: str
     exit_code: int
+    spooled: Spool | None = None
+    tail: str = ""
+
+    def write(self, out: IO[str]) -> None:
+        out.write(self.text)
+        if self.spooled is not None:
+            self.spooled.copy_to(out)
+        out.write(self.tail)
+
+    def whole(self) -> str:
+        """Everything it prints, as one string."""
+        return self.text + (self.spooled.read() if self.spooled is not None else "") + self.tail
+
+    def close(self) -> None:
+        if self.spooled is not None:
+            self.spooled.close()
 
 
 def one_recording(arguments: list[str]) -> bool:
@@ -61,15 +82,6 @@ def one_recording(arguments: list[str]) -> bool:
 
 def _no_progress(total: int) -> AbstractContextManager[Callable[[], None]]:
     return nullcontext(lambda: None)
-
-
-def _diff_entry(outcome: Outcome) -> dict[str, Any]:
-    if outcome.stored_error is not None:
-        return {"stored": None, "error": outcome.stored_error}
-    if outcome.stored is None or outcome.report is None:
-        return {"stored": None}
-    found = diff.changes(outcome.stored.document, outcome.report)
-    return {"stored_oracle_version": outcome.stored.oracle_version, "changes": [c.as_dict() for c in found]}
 
 
 def _diff_lines(item: dict[str, Any]) -> list[str]:
@@ -89,9 +101,15 @@ def _diff_lines(item: dict[str, Any]) -> list[str]:
 
 
 def finish(
-    entries: list[dict[str, Any]], fmt: str, expected: tuple[str, ...] | None, extra: dict[str, Any] | None = None
+    entries: list[dict[str, Any]],
+    fmt: str,
+    expected: tuple[str, ...] | None,
+    extra: dict[str, Any] | None = None,
+    spooled: Spool | None = None,
 ) -> Output:
-    """The output for judged (or merged) entries: the corpus document or text, with the baseline's say if any."""
+    """The output for judged (or merged) entries: the corpus document or text, with the baseline's say if any.
+    With `spooled`, every recording's part of it is in the spool already and `entries` keep only what the rest
+    reads (names, counts, exit codes, and a diff or a baseline's statuses when asked for)."""
     code = corpus.exit_code(entries)
     verdict = baseline_mod.apply(expected, entries) if expected is not None else None
     if verdict is not None and code != 2:
@@ -104,14 +122,36 @@ def finish(
     if fmt == "json":
         doc = corpus.document(entries, extra=more)
         doc["exit_code"] = code
-        return Output(corpus.render_document(doc), code)
-    text = summary.render_text(entries, code)
+        if spooled is None:
+            return Output(corpus.render_document(doc), code)
+        head = corpus.head_text({key: value for key, value in doc.items() if key != "recordings"})
+        if spooled.empty:
+            return Output(head + corpus.NO_RECORDINGS, code, spooled)
+        return Output(head + corpus.RECORDINGS_OPEN, code, spooled, corpus.RECORDINGS_CLOSE)
+    body = "" if spooled is not None else "\n".join(summary.recording_text(item) for item in entries)
+    text = summary.closing_text(entries, code)
     diffs = [line for item in entries for line in _diff_lines(item)]
     if diffs:
         text += "\n" + "\n".join(neutralise(line) for line in diffs) + "\n"
     if verdict is not None:
         text += "\n" + "\n".join(neutralise(line) for line in baseline_mod.lines(verdict)) + "\n"
-    return Output(text, code)
+    return Output(body, code, spooled, text) if spooled is not None else Output(body + text, code)
+
+
+def _kept(item: dict[str, Any], *, statuses: bool) -> dict[str, Any]:
+    """What the end of a streamed output still reads of a recording whose part is spooled: its name, counts and
+    exit code, why it was not judged, its diff, and with a baseline every result's identity (the report's text and
+    the results it lists are printed already)."""
+    kept = {key: value for key, value in item.items() if key != "report"}
+    report = item.get("report")
+    if report is not None:
+        counted = {key: report[key] for key in sent.COUNTED_FIELDS if key in report}
+        if statuses:
+            counted["results"] = [
+                {key: result.get(key) for key in ("scenario", "id", "status")} for result in report.get("results", [])
+            ]
+        kept["report"] = counted
+    return kept
 
 
 def judge_many(
@@ -125,7 +165,10 @@ def judge_many(
     shard_spec: str | None = None,
     progress: Progress = _no_progress,
 ) -> Output:
-    """Judge every recording the arguments name (or this shard's part of them) and say so in one output."""
+    """Judge every recording the arguments name (or this shard's part of them) and say so in one output.
+
+    JSON and text are streamed: each recording's part is written to a spool as it is judged, and the workers send
+    only what that part shows (sent.py), so the parent's memory does not grow with the reports of the corpus."""
     expected = baseline_mod.load_baseline(baseline) if baseline is not None else None  # a bad baseline: before work
     found = inputs.expand(arguments)
     extra: dict[str, Any] = {}
@@ -133,18 +176,29 @@ def judge_many(
         k, n = shard.parse_shard(shard_spec)
         found = shard.select(found, k, n)
         extra["shard"] = f"{k}/{n}"
-    # a JSON document with no diff and no baseline reads only each report's text, summary and exit code: the
-    # workers encode the reports (corpus.render_document splices them in)
-    as_json = fmt == "json" and not show_diff and expected is None
-    tasks = tasks_for(found, read_stored=show_diff, store=store, as_json=as_json)
-    entries = []
-    with progress(len(tasks)) as advance:
-        for outcome in judge_all(tasks, jobs, advance):
-            item = corpus.entry(outcome)
-            if show_diff:
-                item["diff"] = _diff_entry(outcome)
-            entries.append(item)
-    return finish(entries, fmt, expected, extra)
+    shape = STREAMED.get(fmt, "report")
+    statuses = expected is not None
+    tasks = tasks_for(found, read_stored=show_diff, store=store, shape=shape, statuses=statuses)
+    spooled = Spool() if fmt in STREAMED else None
+    part = corpus.item_text if fmt == "json" else summary.recording_text
+    separator = corpus.SEPARATOR if fmt == "json" else "\n"
+    entries: list[dict[str, Any]] = []
+    try:
+        with progress(len(tasks)) as advance:
+            for outcome in judge_all(tasks, jobs, advance):
+                item = corpus.entry(outcome)
+                if show_diff:
+                    item["diff"] = outcome.diff if outcome.diff is not None else {"stored": None}
+                if spooled is None:
+                    entries.append(item)
+                    continue
+                spooled.write((separator if entries else "") + part(item))
+                entries.append(_kept(item, statuses=statuses))
+    except BaseException:
+        if spooled is not None:
+            spooled.close()
+        raise
+    return finish(entries, fmt, expected, extra, spooled)
 
 
 def merge_reports(paths: list[Path], *, fmt: str = "json", baseline: Path | None = None) -> Output:
@@ -157,8 +211,11 @@ _BASELINE_HELP = "YAML whose expected-failures lists scenario or scenario:check-
 
 
 def _print_and_exit(output: Output) -> None:
-    out_console.file.write(output.text)
-    out_console.file.flush()
+    try:
+        output.write(out_console.file)
+        out_console.file.flush()
+    finally:
+        output.close()
     raise typer.Exit(output.exit_code)
 
 

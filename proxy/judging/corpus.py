@@ -12,7 +12,8 @@ from backchannel.oracle.model import STATUSES
 from backchannel.oracle.render.json_report import VERDICT_COUNTS
 from backchannel.recordings.safe_text import neutralise_json
 
-from .parallel import JsonReport, Outcome
+from .parallel import Outcome
+from .sent import JsonReport
 
 KIND = "backchannel-corpus"
 COUNTED = STATUSES + VERDICT_COUNTS
@@ -75,12 +76,28 @@ def _line(item: dict[str, Any]) -> str:
     return "{" + ", ".join(members) + "}"
 
 
+# the document around its recordings' lines: after the head, before the first line, after the last line, or in
+# place of them all when there are none (a streamed document is these pieces printed in turn: command.py)
+RECORDINGS_OPEN = ',\n  "recordings": [\n'
+RECORDINGS_CLOSE = "\n  ]\n}\n"
+NO_RECORDINGS = ',\n  "recordings": []\n}\n'
+SEPARATOR = ",\n"  # between two recordings' lines
+
+
+def head_text(head: dict[str, Any]) -> str:
+    """The document's keys before its recordings, indented, without the closing brace."""
+    return neutralise_json(json.dumps(head, indent=2, ensure_ascii=False)[:-2].rstrip("\n"))
+
+
+def item_text(item: dict[str, Any]) -> str:
+    """One recording's line as the document prints it, indented."""
+    return "    " + _line(item)
+
+
 def render_document(doc: dict[str, Any]) -> str:
     """Indented JSON with one recording per line, the same escaping as a single report (no raw C1, DEL or bidi
     bytes), ending with a newline. One line per recording: a corpus greps and diffs well, and the compact encoder
     is written in C where the indented one is not (indenting was a third of the time of a 5,000-recording run)."""
-    head = {key: value for key, value in doc.items() if key != "recordings"}
-    lines = neutralise_json(json.dumps(head, indent=2, ensure_ascii=False)[:-2].rstrip("\n"))  # no closing brace
-    items = ",\n".join("    " + _line(item) for item in doc["recordings"])
-    body = f'{lines},\n  "recordings": [\n{items}\n  ]\n}}' if items else f'{lines},\n  "recordings": []\n}}'
-    return body + "\n"
+    head = head_text({key: value for key, value in doc.items() if key != "recordings"})
+    items = SEPARATOR.join(item_text(item) for item in doc["recordings"])
+    return head + (RECORDINGS_OPEN + items + RECORDINGS_CLOSE if items else NO_RECORDINGS)

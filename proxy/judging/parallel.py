@@ -3,7 +3,6 @@ results in input order whatever order they finish in, a progress callback per re
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Mapping
@@ -15,10 +14,14 @@ from backchannel.oracle.render import render
 from backchannel.oracle.render.json_report import report_dict
 from backchannel.recordings import load
 from backchannel.recordings.errors import RecordingError
+from backchannel.recordings.model import Recording
 from backchannel.recordings.reports import StoredReport, store_report, stored_report
-from backchannel.recordings.safe_text import neutralise_json
 
+from . import diff
 from .inputs import Input
+from .sent import JsonReport, shaped
+
+__all__ = ["JsonReport", "Outcome", "Task", "default_jobs", "judge_all", "run_task", "tasks_for"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,77 +30,55 @@ class Task:
 
     path: str
     name: str  # how the output names it: the path as the user's argument led to it
-    read_stored: bool = False
+    read_stored: bool = False  # and say what changed since the report stored in it (`judge --diff`)
     store: bool = False
-    as_json: bool = False  # the report as a JsonReport: for a corpus JSON document, nothing else reads it
-
-
-class JsonReport(Mapping[str, Any]):
-    """One report as the JSON text a corpus document prints for it, made in the worker, with the two fields a corpus
-    counts (its summary and exit code) readable as in the report's dict. The parent then neither unpickles the whole
-    report nor encodes it again: together about a millisecond per recording, on the cores the workers share.
-
-    The text is neutralised here too (safe_text.neutralise_json: one character at a time, so a part neutralised
-    alone reads as it would inside the whole document): run over the whole document in the parent, after every
-    worker had finished, it was 0.16 s of a 1,000-recording run that nothing else overlapped."""
-
-    __slots__ = ("_counted", "text")
-
-    def __init__(self, report: Mapping[str, Any]) -> None:
-        self.text = neutralise_json(json.dumps(report, ensure_ascii=False))
-        self._counted = {key: report[key] for key in ("summary", "exit_code") if key in report}
-
-    def __getitem__(self, key: str) -> Any:
-        return self._counted[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._counted)
-
-    def __len__(self) -> int:
-        return len(self._counted)
-
-    def __getstate__(self) -> tuple[str, dict[str, Any]]:
-        return self.text, self._counted
-
-    def __setstate__(self, state: tuple[str, dict[str, Any]]) -> None:
-        self.text, self._counted = state
+    shape: str = "report"  # what of the report the parent reads (sent.py): report, json or summary
+    statuses: bool = False  # with json or summary: every result's scenario, id and status too (a baseline's)
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """One recording's result: its report (as JSON data: plain dicts cross processes cheaply), or why it could not be
-    judged; its stored report when asked for."""
+    """One recording's result: its report (as JSON data, in the task's shape), or why it could not be judged; what
+    changed since its stored report when asked for (made here, where the whole report is at hand)."""
 
     name: str
     report: Mapping[str, Any] | None = None
     error: str | None = None
-    stored: StoredReport | None = None
-    stored_error: str | None = None
+    diff: Mapping[str, Any] | None = None
 
 
 def run_task(task: Task) -> Outcome:
     """Judge one recording. Every failure is an Outcome naming it, so one hostile file never stops a corpus."""
+    unjudged = {"stored": None} if task.read_stored else None
     try:
         rec = load(task.path)
         report = judge(rec)
     except (RecordingError, OSError) as exc:
-        return Outcome(task.name, error=str(exc))
+        return Outcome(task.name, error=str(exc), diff=unjudged)
     except Exception as exc:  # a check that breaks on a hostile file: said for this file, the rest still judged
-        return Outcome(task.name, error=f"{task.path}: the oracle failed on it ({type(exc).__name__}: {exc})")
-    stored, stored_error = None, None
-    if task.read_stored:
-        try:
-            stored = stored_report(rec)
-        except RecordingError as exc:
-            stored_error = str(exc)
+        error = f"{task.path}: the oracle failed on it ({type(exc).__name__}: {exc})"
+        return Outcome(task.name, error=error, diff=unjudged)
     said = report_dict(report)
-    sent: Mapping[str, Any] = JsonReport(said) if task.as_json else said
+    changed = _changes(rec, said) if task.read_stored else None
+    sent = shaped(said, task.shape, statuses=task.statuses)
     if task.store:
         try:
             store_report(task.path, render(report, "json"), ORACLE_VERSION)
         except (RecordingError, OSError) as exc:
-            return Outcome(task.name, report=sent, error=f"cannot store its report: {exc}", stored=stored)
-    return Outcome(task.name, report=sent, stored=stored, stored_error=stored_error)
+            return Outcome(task.name, report=sent, error=f"cannot store its report: {exc}", diff=changed)
+    return Outcome(task.name, report=sent, diff=changed)
+
+
+def _changes(rec: Recording, said: Mapping[str, Any]) -> dict[str, Any]:
+    """What changed since the report the recording stores (`judge --diff`), or why that cannot be said."""
+    try:
+        stored: StoredReport | None = stored_report(rec)
+    except RecordingError as exc:
+        return {"stored": None, "error": str(exc)}
+    if stored is None:
+        return {"stored": None}
+    found = diff.changes(stored.document, said)
+    return {"stored_oracle_version": stored.oracle_version, "changes": [c.as_dict() for c in found]}
 
 
 def default_jobs() -> int:
@@ -109,9 +90,14 @@ def default_jobs() -> int:
 
 
 def tasks_for(
-    inputs: list[Input], *, read_stored: bool = False, store: bool = False, as_json: bool = False
+    inputs: list[Input],
+    *,
+    read_stored: bool = False,
+    store: bool = False,
+    shape: str = "report",
+    statuses: bool = False,
 ) -> list[Task]:
-    return [Task(str(i.path), str(i.path), read_stored, store, as_json) for i in inputs]
+    return [Task(str(i.path), str(i.path), read_stored, store, shape, statuses) for i in inputs]
 
 
 def judge_all(tasks: list[Task], jobs: int, advance: Callable[[], None] = lambda: None) -> Iterator[Outcome]:

@@ -12,9 +12,9 @@ from rich.table import Table
 from backchannel.recordings.safe_text import neutralise
 
 from .corpus import COUNTED, totals
+from .sent import SHOWN
 
 WIDTH = 120
-SHOWN = ("FAIL", "ERROR", "WARN")  # statuses listed one per line; a PASS or SKIP is only counted
 MESSAGE_CHARS = 200
 
 
@@ -60,11 +60,19 @@ def table(entries: list[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
-def render_text(entries: list[dict[str, Any]], code: int) -> str:
-    """Every recording's lines, the table, and one closing line with the totals and the exit code."""
-    lines: list[str] = []
-    for item in entries:
-        lines += recording_lines(item)
+def recording_text(item: dict[str, Any]) -> str:
+    """One recording's lines as printed: joined, escaped (the whole text is these joined by newlines, then the
+    closing: a streamed output prints them as each recording is judged)."""
+    return neutralise("\n".join(recording_lines(item)))
+
+
+def closing_text(entries: list[dict[str, Any]], code: int) -> str:
+    """After every recording's lines: the table and one closing line with the totals and the exit code."""
     total = totals(entries)
     closing = f"{total['recordings']} recordings, {total['unjudged']} not judged; exit code {code}"
-    return neutralise("\n".join(lines)) + "\n\n" + table(entries) + closing + "\n"
+    return "\n\n" + table(entries) + closing + "\n"
+
+
+def render_text(entries: list[dict[str, Any]], code: int) -> str:
+    """Every recording's lines, the table, and one closing line with the totals and the exit code."""
+    return "\n".join(recording_text(item) for item in entries) + closing_text(entries, code)

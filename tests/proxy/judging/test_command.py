@@ -7,6 +7,13 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from backchannel.proxy.judging import baseline as baseline_mod
+from backchannel.proxy.judging import command, corpus, spool
+from backchannel.proxy.judging.inputs import expand
+from backchannel.proxy.judging.parallel import judge_all, tasks_for
+from backchannel.recordings.reports import REPORT_KEY, store_report
 from tests.proxy.judging.conftest import FLAWED, PASSING, REFERENCE, as_json, copy_in, run_cli, run_here
 
 
@@ -91,3 +98,46 @@ def test_junit_refuses_many_recordings_with_one_line_naming_the_formats_that_tak
     done = run_cli("judge", tmp_path, "--format", "junit")
     assert done.returncode == 2
     assert "use text, json or sarif" in done.stderr and done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+@pytest.mark.parametrize("asked", ["plain", "diff", "baseline", "store-fails"])
+def test_a_streamed_corpus_output_is_the_same_text_as_rendered_whole_from_every_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, asked: str
+) -> None:
+    # each recording's part spooled as it is judged (here through a spool that moves to disk at once), from the
+    # slim shape its worker sends, gives the output rendering every whole report at the end gave
+    monkeypatch.setattr(spool, "IN_MEMORY", 64)
+    folder = tmp_path / "c"
+    copy_in(folder, FLAWED, *PASSING, "elicitation-ui-by-hand-toy")
+    (folder / "broken.sqlite").write_text("not a recording", encoding="utf-8")
+    rules = tmp_path / "baseline.yaml"
+    rules.write_text("expected-failures:\n  - mrtr-provenance\n  - session:not-a-check\n", encoding="utf-8")
+    baseline = rules if asked == "baseline" else None
+    if asked == "diff":  # reports stored as an older oracle judged them: one changed, one unreadable
+        old = json.loads((REFERENCE / f"{FLAWED}.expected.json").read_text(encoding="utf-8"))
+        old["results"][0] = {**old["results"][0], "status": "PASS", "verdict": None}
+        store_report(folder / f"{FLAWED}.sqlite", json.dumps(old), "0")
+        with sqlite3.connect(folder / f"{PASSING[1]}.sqlite") as conn:  # not through store_report: it refuses this
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '[1]')", [REPORT_KEY])
+        conn.close()
+    if asked == "store-fails":  # a -wal beside one recording: its report is judged but cannot be stored in it
+        (folder / f"{PASSING[0]}.sqlite-wal").write_bytes(b"\0" * 64)
+    options = {"show_diff": asked == "diff", "store": asked == "store-fails"}
+    streamed = command.judge_many([str(folder)], fmt=fmt, jobs=1, baseline=baseline, **options)
+    assert streamed.spooled is not None and not streamed.spooled.empty
+    expected = baseline_mod.load_baseline(baseline) if baseline is not None else None
+    entries = []
+    tasks = tasks_for(expand([str(folder)]), read_stored=options["show_diff"], store=options["store"])
+    for outcome in judge_all(tasks, 1):
+        item = corpus.entry(outcome)
+        if options["show_diff"]:
+            item["diff"] = outcome.diff
+        entries.append(item)
+    whole = command.finish(entries, fmt, expected)
+    assert whole.spooled is None
+    assert streamed.whole() == whole.text and streamed.exit_code == whole.exit_code == 2
+    if asked == "diff":
+        assert ": PASS -> " in whole.text or '"before": "PASS"' in whole.text
+        assert "stored report unreadable" in whole.text or "the stored report is not" in whole.text
+    streamed.close()

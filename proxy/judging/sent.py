@@ -1,0 +1,90 @@
+"""What a worker sends the parent for one judged recording: only what the corpus output it makes will read.
+
+A whole report crosses processes as a pickle of nested dicts (about 20 KB of JSON a recording) and then stays in
+the parent until the output is written: for thousands of recordings that was most of the parent's memory and a good
+part of its time. So the worker sends one of three shapes:
+
+  report   the report's dict, whole (SARIF, which carries every result, and callers that ask for it)
+  json     a JsonReport: the report's JSON text, for a corpus JSON document to splice in, and the fields it counts
+  summary  what the text output shows: the counts, the exit code and the results that need a look
+
+With `statuses`, json and summary also carry every result's scenario, check id and status: what a baseline judges.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from backchannel.recordings.safe_text import neutralise_json
+
+SHAPES = ("report", "json", "summary")
+SHOWN = ("FAIL", "ERROR", "WARN")  # statuses the text output lists one per line; a PASS or SKIP is only counted
+COUNTED_FIELDS = ("summary", "exit_code")  # what a corpus counts of every report
+_IDENTITY = ("scenario", "id", "status")  # what a baseline reads of every result
+
+
+class JsonReport(Mapping[str, Any]):
+    """One report as the JSON text a corpus document prints for it, made in the worker, with the fields a corpus
+    counts (its summary and exit code, and with `statuses` every result's identity) readable as in the report's
+    dict. The parent then neither unpickles the whole report nor encodes it again.
+
+    The text is neutralised here too (safe_text.neutralise_json: one character at a time, so a part neutralised
+    alone reads as it would inside the whole document)."""
+
+    __slots__ = ("_counted", "text")
+
+    def __init__(self, report: Mapping[str, Any], *, statuses: bool = False) -> None:
+        self.text = neutralise_json(json.dumps(report, ensure_ascii=False))
+        self._counted = {key: report[key] for key in COUNTED_FIELDS if key in report}
+        if statuses:
+            self._counted["results"] = identities(report)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._counted[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._counted)
+
+    def __len__(self) -> int:
+        return len(self._counted)
+
+    def __getstate__(self) -> tuple[str, dict[str, Any]]:
+        return self.text, self._counted
+
+    def __setstate__(self, state: tuple[str, dict[str, Any]]) -> None:
+        self.text, self._counted = state
+
+
+def identities(report: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every result's scenario, check id and status, in report order."""
+    return [{key: result.get(key) for key in _IDENTITY} for result in _results(report)]
+
+
+def summary_report(report: Mapping[str, Any], *, statuses: bool = False) -> dict[str, Any]:
+    """The part of a report the text output reads: counts, exit code, and each result it lists, whole; with
+    `statuses`, every other result's identity too, in report order (the text output skips them by status)."""
+    out: dict[str, Any] = {key: report[key] for key in COUNTED_FIELDS if key in report}
+    out["results"] = [
+        result if result.get("status") in SHOWN else {key: result.get(key) for key in _IDENTITY}
+        for result in _results(report)
+        if statuses or result.get("status") in SHOWN
+    ]
+    return out
+
+
+def shaped(report: Mapping[str, Any], shape: str, *, statuses: bool = False) -> Mapping[str, Any]:
+    """`report` (a report's dict) in the shape the parent asked for."""
+    if shape == "json":
+        return JsonReport(report, statuses=statuses)
+    if shape == "summary":
+        return summary_report(report, statuses=statuses)
+    if shape == "report":
+        return report
+    raise ValueError(f"unknown shape {shape!r}; one of {', '.join(SHAPES)}")
+
+
+def _results(report: Mapping[str, Any]) -> list[Any]:
+    results = report.get("results", [])
+    return results if isinstance(results, list) else []

@@ -1,0 +1,55 @@
+"""What a worker sends for a judged recording: only what the output it feeds reads, in the order it reads it."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from backchannel.proxy.judging.sent import SHOWN, JsonReport, identities, shaped, summary_report
+from backchannel.recordings.safe_text import neutralise_json
+
+REFERENCE = Path(__file__).resolve().parents[3] / "recordings" / "reference"
+
+
+def _report(name: str = "mrtr-provenance-toy-flawed") -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((REFERENCE / f"{name}.expected.json").read_text(encoding="utf-8"))
+    return loaded
+
+
+def test_a_text_summary_keeps_counts_exit_code_and_only_the_results_the_text_lists_whole() -> None:
+    report = _report()
+    slim = summary_report(report)
+    assert slim["summary"] == report["summary"] and slim["exit_code"] == report["exit_code"]
+    assert slim["results"] == [r for r in report["results"] if r["status"] in SHOWN]
+    assert slim["results"] and "runs" not in slim and "scenarios" not in slim
+
+
+def test_with_statuses_every_result_keeps_its_identity_in_report_order_and_the_listed_ones_stay_whole() -> None:
+    report = _report()
+    slim = summary_report(report, statuses=True)
+    assert [(r["scenario"], r["id"], r["status"]) for r in slim["results"]] == [
+        (r["scenario"], r["id"], r["status"]) for r in report["results"]
+    ]
+    for sent, result in zip(slim["results"], report["results"], strict=True):
+        assert sent == (result if result["status"] in SHOWN else {k: result[k] for k in ("scenario", "id", "status")})
+
+
+def test_a_json_report_is_the_whole_reports_neutralised_text_and_reads_as_its_counts() -> None:
+    report = _report()
+    sent = JsonReport(report, statuses=True)
+    assert sent.text == neutralise_json(json.dumps(report, ensure_ascii=False))
+    assert dict(sent) == {"summary": report["summary"], "exit_code": report["exit_code"], "results": identities(report)}
+    back = pickle.loads(pickle.dumps(sent))
+    assert back.text == sent.text and dict(back) == dict(sent)
+    assert "results" not in JsonReport(report)  # a baseline's statuses only when asked for
+
+
+def test_the_whole_report_is_sent_as_it_is_and_an_unknown_shape_is_refused() -> None:
+    report = _report()
+    assert shaped(report, "report") is report
+    with pytest.raises(ValueError, match="unknown shape 'xml'"):
+        shaped(report, "xml")
