@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import io
 import json
+import random
 from pathlib import Path
+from typing import Any
 
-from backchannel.proxy.judging.summary import recording_lines, render_text
+import pytest
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from backchannel.proxy.judging.corpus import COUNTED, totals
+from backchannel.proxy.judging.summary import WIDTH, recording_lines, render_text, table
+from backchannel.recordings.safe_text import neutralise
 
 REFERENCE = Path(__file__).resolve().parents[3] / "recordings" / "reference"
 
@@ -29,3 +39,56 @@ def test_control_and_bidi_characters_in_a_name_are_shown_escaped_never_emitted()
     text = render_text([{"name": "a\x1b[31m\u202eb.sqlite", "error": "x"}], 2)
     assert "\x1b" not in text and "\u202e" not in text
     assert "\\x1b" in text and "\\u202e" in text
+
+
+def _rich_table(entries: list[dict[str, Any]]) -> str:
+    """The table as rich lays the whole of it out, every cell plain text (what summary.table gives, by design)."""
+    grid = Table(show_edge=True, width=WIDTH)
+    grid.add_column("Recording", overflow="fold")
+    for status in COUNTED:
+        grid.add_column(status, justify="right")
+    for item in entries:
+        counts = item["report"]["summary"] if "report" in item else None
+        cells = [str(counts.get(s, 0)) if counts is not None else "-" for s in COUNTED]
+        grid.add_row(Text(neutralise(str(item["name"]))), *map(Text, cells))
+    total = totals(entries)
+    grid.add_row(f"total ({total['recordings']} recordings)", *(str(total[s]) for s in COUNTED), end_section=True)
+    buffer = io.StringIO()
+    Console(file=buffer, width=WIDTH, color_system=None, force_terminal=False, legacy_windows=False).print(grid)
+    return buffer.getvalue()
+
+
+_NAME_PARTS = [
+    "fixtures/",
+    "run",
+    " ",
+    "  ",
+    "\u4e2d\u6587",
+    "e\u0301",
+    "\U0001f600",
+    "[/b]",
+    ":smile:",
+    "x" * 70,
+    "\n",
+]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_table_is_the_one_rich_lays_out_whole_for_any_names_and_counts(seed: int) -> None:
+    # rows written by hand at the widths rich gives the rows that set them: the same text rich gives for the whole
+    # table, for short and wrapping names, wide and zero-width characters, spaces, newlines and markup-like text
+    rng = random.Random(seed)
+    entries: list[dict[str, Any]] = []
+    for i in range(rng.choice([1, 3, 17, 60])):
+        name = "".join(rng.choice(_NAME_PARTS) for _ in range(rng.randint(1, 6))) + f"{i}.sqlite"
+        if rng.random() < 0.1:
+            entries.append({"name": name, "error": "not a recording"})
+            continue
+        summary = {s: rng.choice([0, 1, 7, 42, 1234, 10 ** rng.randint(0, 9)]) for s in COUNTED}
+        entries.append({"name": name, "report": {"summary": summary, "exit_code": 1}})
+    assert table(entries) == _rich_table(entries)
+
+
+def test_a_name_that_looks_like_rich_markup_is_printed_as_it_is() -> None:
+    text = table([{"name": "runs[/b]/a[bold]b:smile:.sqlite", "error": "x"}])
+    assert "runs[/b]/a[bold]b:smile:.sqlite" in text
