@@ -19,7 +19,7 @@ interpreter (its venv's backchannel), interleaved round by round (--rounds) so t
 machine's load; the CLI's output of every build must be the same bytes (a speed change changes no verdict).
 
 The CLI modes also say how large the CLI's own process grew (its peak resident memory, the pool's workers not
-counted): the parent holds what it prints, so this is what a corpus of that size costs in memory.
+counted): what judging a corpus of that size costs the CLI in memory.
 
 Usage: python bench/judge_bench.py [--sizes 1000,5000] [--jobs N] [--cli-jobs 1,2] [--format json|text]
                                    [--rounds R] [--build NAME=PYTHON ...] [--json results.json]

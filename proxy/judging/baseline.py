@@ -99,27 +99,44 @@ def _covers(entry: str, scenario: str, check_id: str) -> bool:
     return entry in (scenario, f"{scenario}:{check_id}")
 
 
+class Tally:
+    """The baseline's count, one recording at a time: a corpus streamed keeps only this, not every result."""
+
+    def __init__(self, entries: tuple[str, ...]) -> None:
+        self.entries = entries
+        self.verdict = Verdict()
+        self.judged = {entry: False for entry in entries}  # entry -> did it cover any judged result
+        self.failing = {entry: False for entry in entries}  # entry -> did it cover a failing one
+
+    def add(self, item: dict[str, Any]) -> None:
+        """One recording's entry (its name and report, or the error that kept it from being judged)."""
+        for result in item.get("report", {}).get("results", []):
+            scenario, check_id, status = str(result.get("scenario")), str(result.get("id")), result.get("status")
+            covering = [e for e in self.entries if _covers(e, scenario, check_id)]
+            for entry in covering:
+                self.judged[entry] = True
+                self.failing[entry] = self.failing[entry] or status in FAILING
+            if status in FAILING:
+                if covering:
+                    self.verdict.expected += 1
+                else:
+                    self.verdict.unexpected.append(f"{item['name']}: {scenario}:{check_id} {status}")
+
+    def result(self) -> Verdict:
+        """What the baseline makes of every recording added (call once, after the last)."""
+        verdict = self.verdict
+        verdict.stale.extend(e for e in self.entries if self.judged[e] and not self.failing[e])
+        verdict.unseen.extend(e for e in self.entries if not self.judged[e])
+        return verdict
+
+
 def apply(entries: tuple[str, ...], recordings: list[dict[str, Any]]) -> Verdict:
     """Judge the run against the baseline: every failing result must be covered by an entry, every entry that
     matched a judged result must still cover a failing one."""
-    verdict = Verdict()
-    judged = {entry: False for entry in entries}  # entry -> did it cover any judged result
-    failing = {entry: False for entry in entries}  # entry -> did it cover a failing one
+    tally = Tally(entries)
     for item in recordings:
-        for result in item.get("report", {}).get("results", []):
-            scenario, check_id, status = str(result.get("scenario")), str(result.get("id")), result.get("status")
-            covering = [e for e in entries if _covers(e, scenario, check_id)]
-            for entry in covering:
-                judged[entry] = True
-                failing[entry] = failing[entry] or status in FAILING
-            if status in FAILING:
-                if covering:
-                    verdict.expected += 1
-                else:
-                    verdict.unexpected.append(f"{item['name']}: {scenario}:{check_id} {status}")
-    verdict.stale.extend(e for e in entries if judged[e] and not failing[e])
-    verdict.unseen.extend(e for e in entries if not judged[e])
-    return verdict
+        tally.add(item)
+    return tally.result()
 
 
 def lines(verdict: Verdict) -> list[str]:

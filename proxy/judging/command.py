@@ -3,7 +3,7 @@ one text or JSON output and the exit code. The two typer commands at the end onl
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +21,9 @@ from backchannel.recordings.safe_text import neutralise
 from . import baseline as baseline_mod
 from . import corpus, diff, inputs, merge, sent, shard, summary
 from .corpus_sarif import render_corpus_sarif
-from .parallel import default_jobs, judge_all, tasks_for
+from .parallel import Task, default_jobs, judge_all, tasks_for
 from .progress import progress_bar
-from .spool import Spool
+from .spool import Spool, SpoolError
 
 CORPUS_FORMATS = ("text", "json", "sarif")
 STREAMED = {"json": "json", "text": "summary"}  # formats printed as judged, with the shape their workers send
@@ -32,6 +32,7 @@ ERRORS = (
     shard.ShardError,
     merge.MergeError,
     ReportShapeError,
+    SpoolError,
 )  # each a one-line message: exit 2
 __all__ = [
     "CORPUS_FORMATS",
@@ -49,8 +50,8 @@ Progress = Callable[[int], AbstractContextManager[Callable[[], None]]]  # total 
 
 @dataclass(frozen=True, slots=True)
 class Output:
-    """What a command prints: `text`, then (a corpus judged) the lines spooled as each recording was judged, then
-    `tail`; and its exit code."""
+    """What a command prints, and its exit code: `text` whole, or for a corpus judged as a stream, `text` (the part
+    before the recordings), the recordings' parts spooled as each was judged, then `tail`."""
 
     text: str
     exit_code: int
@@ -106,12 +107,14 @@ def finish(
     expected: tuple[str, ...] | None,
     extra: dict[str, Any] | None = None,
     spooled: Spool | None = None,
+    verdict: baseline_mod.Verdict | None = None,
 ) -> Output:
     """The output for judged (or merged) entries: the corpus document or text, with the baseline's say if any.
     With `spooled`, every recording's part of it is in the spool already and `entries` keep only what the rest
-    reads (names, counts, exit codes, and a diff or a baseline's statuses when asked for)."""
+    reads (names, counts, exit codes, a diff when asked for), and a baseline's `verdict` is made as they came."""
     code = corpus.exit_code(entries)
-    verdict = baseline_mod.apply(expected, entries) if expected is not None else None
+    if verdict is None and expected is not None:
+        verdict = baseline_mod.apply(expected, entries)
     if verdict is not None and code != 2:
         code = verdict.exit_code  # the baseline decides pass or fail; a recording that could not be read still 2
     more = dict(extra or {})
@@ -129,28 +132,22 @@ def finish(
             return Output(head + corpus.NO_RECORDINGS, code, spooled)
         return Output(head + corpus.RECORDINGS_OPEN, code, spooled, corpus.RECORDINGS_CLOSE)
     body = "" if spooled is not None else "\n".join(summary.recording_text(item) for item in entries)
-    text = summary.closing_text(entries, code)
+    tail = summary.closing_text(entries, code)
     diffs = [line for item in entries for line in _diff_lines(item)]
     if diffs:
-        text += "\n" + "\n".join(neutralise(line) for line in diffs) + "\n"
+        tail += "\n" + "\n".join(neutralise(line) for line in diffs) + "\n"
     if verdict is not None:
-        text += "\n" + "\n".join(neutralise(line) for line in baseline_mod.lines(verdict)) + "\n"
-    return Output(body, code, spooled, text) if spooled is not None else Output(body + text, code)
+        tail += "\n" + "\n".join(neutralise(line) for line in baseline_mod.lines(verdict)) + "\n"
+    return Output(body, code, spooled, tail) if spooled is not None else Output(body + tail, code)
 
 
-def _kept(item: dict[str, Any], *, statuses: bool) -> dict[str, Any]:
+def _kept(item: dict[str, Any]) -> dict[str, Any]:
     """What the end of a streamed output still reads of a recording whose part is spooled: its name, counts and
-    exit code, why it was not judged, its diff, and with a baseline every result's identity (the report's text and
-    the results it lists are printed already)."""
+    exit code, why it was not judged, its diff (the report's text and the results it lists are printed already)."""
     kept = {key: value for key, value in item.items() if key != "report"}
     report = item.get("report")
     if report is not None:
-        counted = {key: report[key] for key in sent.COUNTED_FIELDS if key in report}
-        if statuses:
-            counted["results"] = [
-                {key: result.get(key) for key in ("scenario", "id", "status")} for result in report.get("results", [])
-            ]
-        kept["report"] = counted
+        kept["report"] = {key: report[key] for key in sent.COUNTED_FIELDS if key in report}
     return kept
 
 
@@ -177,28 +174,35 @@ def judge_many(
         found = shard.select(found, k, n)
         extra["shard"] = f"{k}/{n}"
     shape = STREAMED.get(fmt, "report")
-    statuses = expected is not None
-    tasks = tasks_for(found, read_stored=show_diff, store=store, shape=shape, statuses=statuses)
-    spooled = Spool() if fmt in STREAMED else None
+    tasks = tasks_for(found, read_stored=show_diff, store=store, shape=shape, statuses=expected is not None)
+    if fmt not in STREAMED:
+        return finish(list(_each_judged(tasks, jobs, progress, show_diff)), fmt, expected, extra)
+    spooled = Spool()
     part = corpus.item_text if fmt == "json" else summary.recording_text
     separator = corpus.SEPARATOR if fmt == "json" else "\n"
+    tally = baseline_mod.Tally(expected) if expected is not None else None
     entries: list[dict[str, Any]] = []
     try:
-        with progress(len(tasks)) as advance:
-            for outcome in judge_all(tasks, jobs, advance):
-                item = corpus.entry(outcome)
-                if show_diff:
-                    item["diff"] = outcome.diff if outcome.diff is not None else {"stored": None}
-                if spooled is None:
-                    entries.append(item)
-                    continue
-                spooled.write((separator if entries else "") + part(item))
-                entries.append(_kept(item, statuses=statuses))
+        for item in _each_judged(tasks, jobs, progress, show_diff):
+            spooled.write((separator if entries else "") + part(item))
+            if tally is not None:
+                tally.add(item)
+            entries.append(_kept(item))
+        spooled.finish()  # a temporary file that could not be written is said now, before anything is printed
+        return finish(entries, fmt, expected, extra, spooled, tally.result() if tally is not None else None)
     except BaseException:
-        if spooled is not None:
-            spooled.close()
+        spooled.close()
         raise
-    return finish(entries, fmt, expected, extra, spooled)
+
+
+def _each_judged(tasks: list[Task], jobs: int, progress: Progress, show_diff: bool) -> Iterator[dict[str, Any]]:
+    """Each recording's entry as it is judged, in input order."""
+    with progress(len(tasks)) as advance:
+        for outcome in judge_all(tasks, jobs, advance):
+            item = corpus.entry(outcome)
+            if show_diff:
+                item["diff"] = outcome.diff if outcome.diff is not None else {"stored": None}
+            yield item
 
 
 def merge_reports(paths: list[Path], *, fmt: str = "json", baseline: Path | None = None) -> Output:

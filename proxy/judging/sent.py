@@ -23,6 +23,8 @@ SHAPES = ("report", "json", "summary")
 SHOWN = ("FAIL", "ERROR", "WARN")  # statuses the text output lists one per line; a PASS or SKIP is only counted
 COUNTED_FIELDS = ("summary", "exit_code")  # what a corpus counts of every report
 _IDENTITY = ("scenario", "id", "status")  # what a baseline reads of every result
+_LISTED = ("id", "scenario", "status", "verdict", "subject", "message")  # what the text output prints of one
+MESSAGE_CHARS = 200  # of a message the text output prints (summary.py); one more says whether it was cut
 
 
 class JsonReport(Mapping[str, Any]):
@@ -63,15 +65,22 @@ def identities(report: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def summary_report(report: Mapping[str, Any], *, statuses: bool = False) -> dict[str, Any]:
-    """The part of a report the text output reads: counts, exit code, and each result it lists, whole; with
-    `statuses`, every other result's identity too, in report order (the text output skips them by status)."""
+    """The part of a report the text output reads: counts, exit code, and of each result it lists what it prints
+    of it; with `statuses`, every other result's identity too, in report order (the text skips them by status)."""
     out: dict[str, Any] = {key: report[key] for key in COUNTED_FIELDS if key in report}
     out["results"] = [
-        result if result.get("status") in SHOWN else {key: result.get(key) for key in _IDENTITY}
+        _listed(result) if result.get("status") in SHOWN else {key: result.get(key) for key in _IDENTITY}
         for result in _results(report)
         if statuses or result.get("status") in SHOWN
     ]
     return out
+
+
+def _listed(result: Any) -> dict[str, Any]:
+    listed = {key: result[key] for key in _LISTED if key in result}
+    if isinstance(listed.get("message"), str):
+        listed["message"] = listed["message"][: MESSAGE_CHARS + 1]
+    return listed
 
 
 def shaped(report: Mapping[str, Any], shape: str, *, statuses: bool = False) -> Mapping[str, Any]:

@@ -15,10 +15,9 @@ from rich.text import Text
 from backchannel.recordings.safe_text import neutralise
 
 from .corpus import COUNTED, totals
-from .sent import SHOWN
+from .sent import MESSAGE_CHARS, SHOWN
 
 WIDTH = 120
-MESSAGE_CHARS = 200
 
 
 def _result_line(result: dict[str, Any]) -> str:
@@ -48,14 +47,14 @@ def table(entries: list[dict[str, Any]]) -> str:
     """Recording x status counts, with a total row, `WIDTH` wide, laid out as rich lays out its tables.
 
     Rich takes about 0.8 ms a row (4 s for 5,000 recordings, all of it after the judging), so it lays out only a
-    table of the rows that set the columns' widths (the header, the total, the longest name, the longest word of a
-    name, the longest count of each status); every row is then written by hand at those widths when its name fits
-    its column on one line, and by rich, alone at the same widths, when it wraps. Every cell is plain text: a name
-    is never read as rich markup or emoji codes (a path holding `[/b]` made rich raise)."""
+    table of the rows that set the columns' widths (rich 15 sizes a column by its widest cell: the longest line of
+    a name, the longest count of each status, the header and the total), and every other row is written by hand
+    at those widths when it fits on one line, and by rich, alone at the same widths, when it does not. Every cell
+    is plain text: a name is never read as rich markup or emoji codes (a path holding `[/b]` made rich raise)."""
     rows = [_row(item) for item in entries]
     total = totals(entries)
     last = (f"total ({total['recordings']} recordings)", tuple(str(total[s]) for s in COUNTED))
-    laid_out = _render(_setting_widths(rows, last), last, None).splitlines()
+    laid_out = _render(_setting_widths(rows), last, None).splitlines()
     widths = [len(part) for part in laid_out[0][1:-1].split("┳")]
     lines = laid_out[:3]  # the top edge, the header and the line under it
     lines += [line for row in (*rows, last) for line in _row_lines(row, widths)]
@@ -67,34 +66,35 @@ Row = tuple[str, tuple[str, ...]]  # a recording's name (escaped) and its count 
 
 
 def _row(item: dict[str, Any]) -> Row:
-    name = neutralise(str(item["name"]))
+    # a zero-width joiner is shown escaped here too: rich measures the character after one as taking no room (a row
+    # would be padded one space short) and some names heavy in them make rich 15 raise while it wraps them
+    name = neutralise(str(item["name"])).replace("\u200d", "\\u200d")
     if "report" not in item:
         return name, ("-",) * len(COUNTED)
     counts = item["report"]["summary"]
     return name, tuple(str(counts.get(s, 0)) for s in COUNTED)
 
 
-def _setting_widths(rows: list[Row], last: Row) -> list[Row]:
-    """The rows whose cells set the columns' widths (rich measures a cell by its longest line and its longest
-    word, and a column by the largest of those), each once, in table order."""
-    if len(rows) <= 2 * len(COUNTED) + 2:
+def _setting_widths(rows: list[Row]) -> list[Row]:
+    """The rows whose cells set the columns' widths: the longest name (by its longest line) and the longest count
+    of each status, each row once, in table order."""
+    if not rows:
         return rows
+
     def widest(measure: Callable[[Row], int]) -> int:
         return max(range(len(rows)), key=lambda i: measure(rows[i]))
 
-    chosen = {
-        widest(lambda row: max(map(cell_len, row[0].splitlines() or [""]))),  # its longest line
-        widest(lambda row: max(map(cell_len, row[0].split() or [""]))),  # its longest word
-    }
+    chosen = {widest(lambda row: max(map(cell_len, row[0].splitlines() or [""])))}
     chosen.update(widest(lambda row, n=n: len(row[1][n])) for n in range(len(COUNTED)))  # type: ignore[misc]
     return [rows[i] for i in sorted(chosen)]
 
 
 def _row_lines(row: Row, widths: list[int]) -> list[str]:
-    """One row at the columns' widths (each counting its padding): by hand, or through rich when the name wraps."""
+    """One row at the columns' widths (each counting its padding): by hand, or through rich when a cell does not
+    fit its column on one line (a name that wraps, a count rich cuts short)."""
     name, counts = row
     room = widths[0] - 2
-    if "\n" in name or cell_len(name) > room:
+    if "\n" in name or cell_len(name) > room or any(len(c) > w - 2 for c, w in zip(counts, widths[1:], strict=True)):
         return _render([row], None, widths).splitlines()[1:-1]  # without its own top and bottom edges
     cells = "".join(f" {count.rjust(width - 2)} │" for count, width in zip(counts, widths[1:], strict=True))
     return [f"│ {name}{' ' * (room - cell_len(name))} │{cells}"]

@@ -46,3 +46,11 @@ def test_json_escapes_each_unsafe_character_even_in_otherwise_plain_ascii_text()
         assert char not in out and json.loads(out) == {"m": f"plain {char} text"}, repr(char)
     plain = json.dumps({"m": "only ascii ~ here"})
     assert neutralise_json(plain) is plain
+
+
+def test_a_lone_surrogate_from_a_file_name_not_in_utf_8_is_shown_escaped_and_json_stays_utf_8() -> None:
+    name = b"/fixtures/bad\xff.sqlite".decode("utf-8", "surrogateescape")  # how Python hands such a name over
+    assert neutralise(name) == "/fixtures/bad\\udcff.sqlite"
+    out = neutralise_json(json.dumps({"name": name}, ensure_ascii=False))
+    out.encode("utf-8")  # a lone surrogate written raw was a document that is not UTF-8
+    assert json.loads(out) == {"name": name}

@@ -4,7 +4,11 @@ exit code; one file exactly as before."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -141,3 +145,19 @@ def test_a_streamed_corpus_output_is_the_same_text_as_rendered_whole_from_every_
         assert ": PASS -> " in whole.text or '"before": "PASS"' in whole.text
         assert "stored report unreadable" in whole.text or "the stored report is not" in whole.text
     streamed.close()
+
+
+def test_a_recording_whose_file_name_is_not_utf_8_is_named_escaped_in_a_document_that_is(tmp_path: Path) -> None:
+    [good] = copy_in(tmp_path, PASSING[0])
+    bad = os.path.join(os.fsencode(tmp_path), b"bad\xff.sqlite")
+    shutil.copyfile(good, bad)
+    done = subprocess.run(
+        [sys.executable, "-m", "backchannel.proxy.cli", "judge", str(tmp_path), "--format", "json", "--jobs", "1"],
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    doc = json.loads(done.stdout.decode("utf-8"))  # strict UTF-8: the name's byte was written raw before
+    assert sorted(item["name"] for item in doc["recordings"]) == [os.fsdecode(bad), str(good)]
+    text = run_cli("judge", tmp_path, "--jobs", "1")
+    assert f"{tmp_path}/bad\\udcff.sqlite" in text.stdout

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from backchannel.oracle.judge import ORACLE_VERSION
 from backchannel.recordings import load
-from backchannel.recordings.reports import store_report, stored_report
+from backchannel.recordings.reports import REPORT_KEY, store_report, stored_report
 from tests.proxy.judging.conftest import FLAWED, PASSING, REFERENCE, as_json, copy_in, run_cli, run_here
 
 
@@ -71,3 +72,16 @@ def test_a_damaged_stored_report_is_said_for_that_recording_without_a_traceback(
     done = run_here("judge", path, "--diff")
     assert done.returncode == 0
     assert "stored report unreadable" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_a_stored_report_that_cannot_be_read_is_said_even_when_todays_cannot_be_stored(tmp_path: Path) -> None:
+    # the diff is made where the whole report is; a failed --store no longer hides why the stored one was unreadable
+    [path, other] = copy_in(tmp_path, PASSING[0], PASSING[1])
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '[1]')", [REPORT_KEY])
+    conn.close()
+    path.with_name(path.name + "-wal").write_bytes(b"\0" * 64)  # another writer, it seems: nothing is stored
+    done = run_here("judge", tmp_path, "--diff", "--store", "--jobs", "1")
+    assert done.returncode == 2
+    assert f"{path}: stored report unreadable: {path}: the stored report is not a report" in done.stdout
+    assert f"{other}: no stored report (write one with --store)" in done.stdout

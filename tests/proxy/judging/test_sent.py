@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from backchannel.proxy.judging.sent import SHOWN, JsonReport, identities, shaped, summary_report
+from backchannel.proxy.judging.sent import MESSAGE_CHARS, SHOWN, JsonReport, identities, shaped, summary_report
+from backchannel.proxy.judging.summary import recording_lines
 from backchannel.recordings.safe_text import neutralise_json
 
 REFERENCE = Path(__file__).resolve().parents[3] / "recordings" / "reference"
@@ -20,12 +21,28 @@ def _report(name: str = "mrtr-provenance-toy-flawed") -> dict[str, Any]:
     return loaded
 
 
-def test_a_text_summary_keeps_counts_exit_code_and_only_the_results_the_text_lists_whole() -> None:
+_PRINTED = ("id", "scenario", "status", "verdict", "subject", "message")
+
+
+def _printed(result: dict[str, Any]) -> dict[str, Any]:
+    out = {key: result[key] for key in _PRINTED if key in result}
+    out["message"] = out["message"][: MESSAGE_CHARS + 1]
+    return out
+
+
+def test_a_text_summary_keeps_counts_exit_code_and_what_the_text_prints_of_each_result_it_lists() -> None:
     report = _report()
+    first = next(r for r in report["results"] if r["status"] in SHOWN)
+    first["message"] = "m" * 500  # printed cut at 200 characters, with a mark that it was cut
     slim = summary_report(report)
     assert slim["summary"] == report["summary"] and slim["exit_code"] == report["exit_code"]
-    assert slim["results"] == [r for r in report["results"] if r["status"] in SHOWN]
-    assert slim["results"] and "runs" not in slim and "scenarios" not in slim
+    listed = [r for r in report["results"] if r["status"] in SHOWN]
+    assert [r["id"] for r in slim["results"]] == [r["id"] for r in listed] and listed
+    assert slim["results"][0]["message"] == "m" * (MESSAGE_CHARS + 1)
+    assert slim["results"][1:] == [_printed(r) for r in listed[1:]]
+    assert "runs" not in slim and "scenarios" not in slim and all("evidence" not in r for r in slim["results"])
+    shown = {"name": "a.sqlite", "report": report}
+    assert recording_lines({"name": "a.sqlite", "report": slim}) == recording_lines(shown)
 
 
 def test_with_statuses_every_result_keeps_its_identity_in_report_order_and_the_listed_ones_stay_whole() -> None:
@@ -35,7 +52,9 @@ def test_with_statuses_every_result_keeps_its_identity_in_report_order_and_the_l
         (r["scenario"], r["id"], r["status"]) for r in report["results"]
     ]
     for sent, result in zip(slim["results"], report["results"], strict=True):
-        assert sent == (result if result["status"] in SHOWN else {k: result[k] for k in ("scenario", "id", "status")})
+        assert sent == (
+            _printed(result) if result["status"] in SHOWN else {k: result[k] for k in ("scenario", "id", "status")}
+        )
 
 
 def test_a_json_report_is_the_whole_reports_neutralised_text_and_reads_as_its_counts() -> None:
