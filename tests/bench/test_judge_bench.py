@@ -20,8 +20,9 @@ def test_the_judge_benchmark_judges_a_small_corpus_in_every_mode(tmp_path: Path)
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=BOUND_S)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     for mode in MODES:
+        peak = r"  peak +\d+ MB" if mode.startswith("cli-") else ""  # the CLI's own peak memory
         assert re.search(
-            rf"^\s+40 recordings\s+this\s+{mode}\s+[\d.]+ s\s+\d+ recordings/s\s+[\d.]+ CPU-ms each"
+            rf"^\s+40 recordings\s+this\s+{mode}\s+[\d.]+ s\s+\d+ recordings/s\s+[\d.]+ CPU-ms each{peak}"
             r"  \(other processes: \d+% of the CPUs\)$",
             done.stdout,
             re.MULTILINE,
@@ -32,7 +33,8 @@ def test_the_judge_benchmark_judges_a_small_corpus_in_every_mode(tmp_path: Path)
         re.M,
     ), done.stdout
     assert re.search(
-        r"scaling --jobs 2 / --jobs 1: [\d.]+x; cli-j2 costs [\d.]+x reading \(start-up included\)$",
+        r"scaling --jobs 2 / --jobs 1: [\d.]+x; cli-j2 costs [\d.]+x reading \(start-up included\);"
+        r" the CLI's own peak memory: cli-j1 \d+ MB, cli-j2 \d+ MB$",
         done.stdout,
         re.MULTILINE,
     ), done.stdout
@@ -41,6 +43,14 @@ def test_the_judge_benchmark_judges_a_small_corpus_in_every_mode(tmp_path: Path)
     assert {row["mode"] for row in numbers} == {*MODES, YARDSTICK}
     assert {row["build"] for row in numbers if row["mode"] == YARDSTICK} == {"sqlite3"}
     assert all(row["per_second"] > 0 and row["cpu_ms_per_recording"] > 0 for row in numbers)
+    assert all((row["cli_peak_rss_mb"] or 0) > 10 for row in numbers if row["mode"].startswith("cli-"))
+
+
+def test_the_text_output_is_measured_with_the_same_rates_and_peak_memory(tmp_path: Path) -> None:
+    argv = [sys.executable, str(ROOT / "bench" / "judge_bench.py"), "--sizes", "10", "--only", "cli-j1"]
+    done = subprocess.run([*argv, "--format", "text"], cwd=ROOT, capture_output=True, text=True, timeout=BOUND_S)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert re.search(r"^\s+10 recordings\s+this\s+cli-j1\s.*\d+ recordings/s.*  peak +\d+ MB", done.stdout, re.M)
 
 
 def test_two_builds_are_measured_interleaved_and_their_outputs_compared(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -89,17 +90,34 @@ def _read_until(proc: subprocess.Popen[bytes], needle: bytes) -> bytes:
     return seen
 
 
-@pytest.mark.parametrize("victim", ["backchannel", "mitmdump"])
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "sigterm"])
-def test_a_killed_harness_leaves_a_recording_that_judges_error_and_nothing_running(tmp_path, victim, sig):
+@dataclass(frozen=True)
+class _Killed:
+    """A check killed mid-way: its recording, what it printed, how it ended."""
+
+    out: Path
+    temp: Path
+    progress: bytes  # what check had printed on stderr when the kill landed
+    stdout: bytes
+    returncode: int
+    where: str
+
+
+def _attempts(line: str, delay: float) -> list[tuple[str, float]]:
+    """The drawn kill point, then points the victim is sure to be alive at, should it be gone by then: the same
+    line at once, then the first run's line at once (a fast machine ends mitmdump within the delay of the last
+    run's line)."""
+    return list(dict.fromkeys([(line, delay), (line, 0.0), ("CONTROL run", 0.0)]))
+
+
+def _kill_during_check(tmp_path: Path, victim: str, sig: int, line: str, delay: float, where: str) -> _Killed | None:
+    """Run `check`, kill the victim at the point; None if the victim had ended before the kill could land (the
+    check is then let finish, so nothing of it outlives this call)."""
     token = secrets.token_hex(6)
-    line, delay = _kill_point(victim, sig)
-    where = f"{victim} {signal.Signals(sig).name} {delay:.2f} s after '{line}' (BACKCHANNEL_KILL_SEED={SEED})"
-    temp = tmp_path / "tmp"
+    attempt = len(list(tmp_path.glob("tmp*")))
+    temp = tmp_path / f"tmp{attempt}"
     temp.mkdir()
-    out = tmp_path / "killed.sqlite"
+    out = tmp_path / f"killed{attempt}.sqlite"
     env = {**os.environ, "TMPDIR": str(temp), "BCKCH_KILL_TEST": token}
-    began = time.monotonic()
     proc = subprocess.Popen(
         [*BACKCHANNEL, "check", "--out", str(out), "--env", "BCKCH_KILL_TEST", "--timeout", "20"],
         env=env,
@@ -113,7 +131,9 @@ def test_a_killed_harness_leaves_a_recording_that_judges_error_and_nothing_runni
         progress += _drain_ready(proc)
         target = proc.pid if victim == "backchannel" else _mitmdump_of(proc.pid)
         if proc.poll() is not None or target is None:
-            pytest.fail(f"the {victim} ended before the kill could land ({where})")
+            proc.communicate(timeout=BOUND)
+            _wait_until(lambda: not _tagged(token), f"every process of the check to exit ({where})")
+            return None
         os.kill(target, sig)
         stdout, _ = proc.communicate(timeout=BOUND)
         _wait_until(lambda: not _tagged(token), f"every process of the killed check to exit ({where})")
@@ -121,6 +141,27 @@ def test_a_killed_harness_leaves_a_recording_that_judges_error_and_nothing_runni
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(5)
+        for pipe in (proc.stdout, proc.stderr):  # closed here, not by a later test's garbage collection
+            if pipe is not None:
+                pipe.close()
+    return _Killed(out, temp, progress, stdout, proc.returncode, where)
+
+
+@pytest.mark.parametrize("victim", ["backchannel", "mitmdump"])
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "sigterm"])
+def test_a_killed_harness_leaves_a_recording_that_judges_error_and_nothing_running(tmp_path, victim, sig):
+    began = time.monotonic()
+    tried = []
+    for line, delay in _attempts(*_kill_point(victim, sig)):
+        where = f"{victim} {signal.Signals(sig).name} {delay:.2f} s after '{line}' (BACKCHANNEL_KILL_SEED={SEED})"
+        killed = _kill_during_check(tmp_path, victim, sig, line, delay, where)
+        if killed is not None:
+            break
+        tried.append(where)
+    else:
+        pytest.fail(f"the {victim} ended before the kill could land at every point tried: {tried}")
+    where = killed.where + (f" (the {victim} had ended at {tried})" if tried else "")
+    out, temp, progress, stdout = killed.out, killed.temp, killed.progress, killed.stdout
     rec = load(out)  # opens: finalised by whoever was left to finalise it
     text = progress.decode(errors="replace")  # what check had printed when the kill landed
     started = [run for run in RUNS if f"\u00b7 {run} run" in text]
@@ -138,13 +179,13 @@ def test_a_killed_harness_leaves_a_recording_that_judges_error_and_nothing_runni
         assert started == RUNS, f"a kill during the runs went unnoticed ({where})"
         assert not rec.left_open and not rec.anomalies, (where, rec.anomalies)
         assert {run.lower() for run in RUNS} <= {run.name for run in rec.runs if run.outcome == "exited"}, where
-        assert proc.returncode != 0, where
+        assert killed.returncode != 0, where
     else:
         assert {r["status"] for r in harness} == {"ERROR"}, where
         expected = "orchestrator-interrupted" if victim == "backchannel" else "proxy-died"
         assert expected in {r["reason"] for r in harness}, (where, [(r["reason"], r["message"]) for r in harness])
         if not (victim == "backchannel" and sig == signal.SIGKILL):  # a process killed -9 prints nothing
-            assert proc.returncode == 1, f"{where}: {stdout.decode(errors='replace')}"
+            assert killed.returncode == 1, f"{where}: {stdout.decode(errors='replace')}"
             assert re.search(rb"^ERROR \(", stdout, re.MULTILINE), f"{where}: {stdout.decode(errors='replace')}"
     assert not list(temp.glob("backchannel-lab*")), f"a lab folder was left behind ({where})"
     assert not Path(f"{out}-wal").exists(), where
