@@ -20,13 +20,14 @@ from backchannel.recordings.safe_text import neutralise
 
 from . import baseline as baseline_mod
 from . import corpus, diff, inputs, merge, sent, shard, summary
-from .corpus_sarif import render_corpus_sarif
+from .corpus_sarif import CorpusLog, render_corpus_sarif
 from .parallel import Task, default_jobs, judge_all, tasks_for
 from .progress import progress_bar
 from .spool import Spool, SpoolError
 
 CORPUS_FORMATS = ("text", "json", "sarif")
-STREAMED = {"json": "json", "text": "summary"}  # formats printed as judged, with the shape their workers send
+STREAMED = ("json", "text")  # formats spooled as each recording is judged (SARIF's log is made as they come)
+SHAPE_OF = {"json": "json", "text": "summary", "sarif": "sarif"}  # what each format's workers send (sent.py)
 ERRORS = (
     baseline_mod.BaselineError,
     shard.ShardError,
@@ -108,10 +109,12 @@ def finish(
     extra: dict[str, Any] | None = None,
     spooled: Spool | None = None,
     verdict: baseline_mod.Verdict | None = None,
+    log: CorpusLog | None = None,
 ) -> Output:
     """The output for judged (or merged) entries: the corpus document or text, with the baseline's say if any.
     With `spooled`, every recording's part of it is in the spool already and `entries` keep only what the rest
-    reads (names, counts, exit codes, a diff when asked for), and a baseline's `verdict` is made as they came."""
+    reads (names, counts, exit codes, a diff when asked for), and a baseline's `verdict` is made as they came; with
+    `log`, the SARIF log was made as they came too."""
     code = corpus.exit_code(entries)
     if verdict is None and expected is not None:
         verdict = baseline_mod.apply(expected, entries)
@@ -121,7 +124,7 @@ def finish(
     if verdict is not None:
         more["baseline"] = baseline_mod.as_dict(verdict)
     if fmt == "sarif":  # one run, an artifact per recording (corpus_sarif.py); the baseline in its properties
-        return Output(render_corpus_sarif(entries, code, more), code)
+        return Output(render_corpus_sarif(entries, code, more, log), code)
     if fmt == "json":
         doc = corpus.document(entries, extra=more)
         doc["exit_code"] = code
@@ -164,8 +167,9 @@ def judge_many(
 ) -> Output:
     """Judge every recording the arguments name (or this shard's part of them) and say so in one output.
 
-    JSON and text are streamed: each recording's part is written to a spool as it is judged, and the workers send
-    only what that part shows (sent.py), so the parent's memory does not grow with the reports of the corpus."""
+    JSON and text are streamed: each recording's part is written to a spool as it is judged. SARIF's log is made
+    as they come (at most MAX_RESULTS results are kept). The workers send only what the output shows (sent.py), so
+    the parent's memory does not grow with the reports of the corpus."""
     expected = baseline_mod.load_baseline(baseline) if baseline is not None else None  # a bad baseline: before work
     found = inputs.expand(arguments)
     extra: dict[str, Any] = {}
@@ -173,25 +177,31 @@ def judge_many(
         k, n = shard.parse_shard(shard_spec)
         found = shard.select(found, k, n)
         extra["shard"] = f"{k}/{n}"
-    shape = STREAMED.get(fmt, "report")
-    tasks = tasks_for(found, read_stored=show_diff, store=store, shape=shape, statuses=expected is not None)
-    if fmt not in STREAMED:
-        return finish(list(_each_judged(tasks, jobs, progress, show_diff)), fmt, expected, extra)
-    spooled = Spool()
+    tasks = tasks_for(
+        found, read_stored=show_diff, store=store, shape=SHAPE_OF.get(fmt, "report"), statuses=expected is not None
+    )
+    spooled = Spool() if fmt in STREAMED else None
+    log = CorpusLog() if fmt == "sarif" else None
     part = corpus.item_text if fmt == "json" else summary.recording_text
     separator = corpus.SEPARATOR if fmt == "json" else "\n"
     tally = baseline_mod.Tally(expected) if expected is not None else None
     entries: list[dict[str, Any]] = []
     try:
         for item in _each_judged(tasks, jobs, progress, show_diff):
-            spooled.write((separator if entries else "") + part(item))
+            if spooled is not None:
+                spooled.write((separator if entries else "") + part(item))
+            if log is not None:
+                log.add(item)
             if tally is not None:
                 tally.add(item)
             entries.append(_kept(item))
-        spooled.finish()  # a temporary file that could not be written is said now, before anything is printed
-        return finish(entries, fmt, expected, extra, spooled, tally.result() if tally is not None else None)
+        if spooled is not None:
+            spooled.finish()  # a temporary file that could not be written is said now, before anything is printed
+        verdict = tally.result() if tally is not None else None
+        return finish(entries, fmt, expected, extra, spooled, verdict, log)
     except BaseException:
-        spooled.close()
+        if spooled is not None:
+            spooled.close()
         raise
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from backchannel.oracle import ORACLE_VERSION
@@ -36,22 +37,42 @@ def _point_at(locations: list[Json], index: int) -> None:
             artifact["index"] = index
 
 
-def corpus_sarif(entries: list[dict[str, Any]], exit_code: int, extra: dict[str, Any] | None = None) -> Json:
-    """The SARIF log for judged (or merged) corpus entries, as plain data."""
-    rules: list[Json] = []
-    rule_index: dict[str, int] = {}
-    artifacts: list[Json] = []
-    results: list[Json] = []
-    notifications: list[Json] = []
-    tool_version = ""
-    left_out = 0
-    for item in entries:
+def part(report: Mapping[str, Any], name: str) -> Json:
+    """What one judged recording adds to the corpus log: its SARIF run's properties, rules and the results that
+    need a look, located in it by `name`. Made by the worker that judged it (sent.py), in parallel, or here from a
+    report's dict (merge-reports, and callers that hold whole reports)."""
+    report_ = dataclasses.replace(report_from_dict(report, where=name), recording=name)
+    run: Json = sarif_log(report_)["runs"][0]  # type: ignore[index]  # plain data sarif_log just built
+    return {
+        "tool_version": report_.tool_version,
+        "properties": run["properties"],
+        "rules": run["tool"]["driver"]["rules"],
+        "results": [result for result in run["results"] if result["kind"] in LISTED_KINDS],
+    }
+
+
+class CorpusLog:
+    """The corpus log made one recording at a time: what it keeps is bounded by the checks (rules), the recordings
+    (an artifact each) and MAX_RESULTS, not by the reports."""
+
+    def __init__(self) -> None:
+        self.rules: list[Json] = []
+        self.rule_index: dict[str, int] = {}
+        self.artifacts: list[Json] = []
+        self.results: list[Json] = []
+        self.notifications: list[Json] = []
+        self.tool_version = ""
+        self.left_out = 0
+
+    def add(self, item: dict[str, Any]) -> None:
+        """One corpus entry: its name and its report (a report's dict, or what `part` made of it under `sarif`),
+        or the error that kept it from being judged."""
         name = str(item["name"])
-        index = len(artifacts)
+        index = len(self.artifacts)
         artifact: Json = {"location": {"uri": name}, "roles": ["analysisTarget"], "mimeType": RECORDING_MIME}
-        artifacts.append(artifact)
+        self.artifacts.append(artifact)
         if "error" in item:
-            notifications.append(
+            self.notifications.append(
                 {
                     "level": "error",
                     "message": {"text": f"{name}: {item['error']}"},
@@ -60,52 +81,63 @@ def corpus_sarif(entries: list[dict[str, Any]], exit_code: int, extra: dict[str,
             )
         if "report" not in item:
             artifact["properties"] = {"judged": False}
-            continue
-        report = dataclasses.replace(report_from_dict(item["report"], where=name), recording=name)
-        tool_version = tool_version or report.tool_version
-        run: Json = sarif_log(report)["runs"][0]  # type: ignore[index]  # plain data this module just built
-        artifact["properties"] = {"judged": True, **run["properties"]}
-        for rule in run["tool"]["driver"]["rules"]:
-            if rule["id"] not in rule_index:
-                rule_index[rule["id"]] = len(rules)
-                rules.append(rule)
-        for result in run["results"]:
-            if result["kind"] not in LISTED_KINDS:
+            return
+        report = item["report"]
+        made = report["sarif"] if "sarif" in report else part(report, name)
+        self.tool_version = self.tool_version or made["tool_version"]
+        artifact["properties"] = {"judged": True, **made["properties"]}
+        for rule in made["rules"]:
+            if rule["id"] not in self.rule_index:
+                self.rule_index[rule["id"]] = len(self.rules)
+                self.rules.append(rule)
+        for result in made["results"]:
+            if len(self.results) >= MAX_RESULTS:
+                self.left_out += 1
                 continue
-            if len(results) >= MAX_RESULTS:
-                left_out += 1
-                continue
-            result["ruleIndex"] = rule_index[result["ruleId"]]
+            result["ruleIndex"] = self.rule_index[result["ruleId"]]
             _point_at(result["locations"], index)
-            results.append(result)
-    properties: Json = {"summary": totals(entries), "exit_code": exit_code, "results_left_out": left_out}
-    properties.update(extra or {})
-    return {
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "backchannel",
-                        "version": tool_version or "unknown",
-                        "informationUri": SPEC_URI,
-                        "rules": rules,
-                        "properties": {"oracle_version": ORACLE_VERSION},
-                    }
-                },
-                "invocations": [
-                    {"executionSuccessful": not notifications, "toolExecutionNotifications": notifications}
-                ],
-                "artifacts": artifacts,
-                "results": results,
-                "properties": properties,
-            }
-        ],
-    }
+            self.results.append(result)
+
+    def log(self, entries: list[dict[str, Any]], exit_code: int, extra: dict[str, Any] | None = None) -> Json:
+        """The log, with the totals of `entries` (every entry added, whole or as the corpus kept it)."""
+        properties: Json = {"summary": totals(entries), "exit_code": exit_code, "results_left_out": self.left_out}
+        properties.update(extra or {})
+        errors = self.notifications
+        return {
+            "$schema": SCHEMA,
+            "version": "2.1.0",
+            "runs": [
+                {
+                    "tool": {
+                        "driver": {
+                            "name": "backchannel",
+                            "version": self.tool_version or "unknown",
+                            "informationUri": SPEC_URI,
+                            "rules": self.rules,
+                            "properties": {"oracle_version": ORACLE_VERSION},
+                        }
+                    },
+                    "invocations": [{"executionSuccessful": not errors, "toolExecutionNotifications": errors}],
+                    "artifacts": self.artifacts,
+                    "results": self.results,
+                    "properties": properties,
+                }
+            ],
+        }
 
 
-def render_corpus_sarif(entries: list[dict[str, Any]], exit_code: int, extra: dict[str, Any] | None = None) -> str:
-    """Indented SARIF JSON, the same escaping as every other report (no raw C1, DEL or bidi bytes)."""
-    log = corpus_sarif(entries, exit_code, extra)
+def corpus_sarif(entries: list[dict[str, Any]], exit_code: int, extra: dict[str, Any] | None = None) -> Json:
+    """The SARIF log for judged (or merged) corpus entries, as plain data."""
+    made = CorpusLog()
+    for item in entries:
+        made.add(item)
+    return made.log(entries, exit_code, extra)
+
+
+def render_corpus_sarif(
+    entries: list[dict[str, Any]], exit_code: int, extra: dict[str, Any] | None = None, made: CorpusLog | None = None
+) -> str:
+    """Indented SARIF JSON, the same escaping as every other report (no raw C1, DEL or bidi bytes). `made`: the
+    log already made from every entry as it came (judge DIR), else it is made here from `entries`."""
+    log = made.log(entries, exit_code, extra) if made is not None else corpus_sarif(entries, exit_code, extra)
     return neutralise_json(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"

@@ -32,7 +32,7 @@ class Task:
     name: str  # how the output names it: the path as the user's argument led to it
     read_stored: bool = False  # and say what changed since the report stored in it (`judge --diff`)
     store: bool = False
-    shape: str = "report"  # what of the report the parent reads (sent.py): report, json or summary
+    shape: str = "report"  # what of the report the parent reads (sent.py): report, json, summary or sarif
     statuses: bool = False  # with json or summary: every result's scenario, id and status too (a baseline's)
 
 
@@ -60,7 +60,7 @@ def run_task(task: Task) -> Outcome:
         return Outcome(task.name, error=error, diff=unjudged)
     said = report_dict(report)
     changed = _changes(rec, said) if task.read_stored else None
-    sent = shaped(said, task.shape, statuses=task.statuses)
+    sent = shaped(said, task.shape, statuses=task.statuses, name=task.name)
     if task.store:
         try:
             store_report(task.path, render(report, "json"), ORACLE_VERSION)

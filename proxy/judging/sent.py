@@ -7,6 +7,8 @@ part of its time. So the worker sends one of three shapes:
   report   the report's dict, whole (SARIF, which carries every result, and callers that ask for it)
   json     a JsonReport: the report's JSON text, for a corpus JSON document to splice in, and the fields it counts
   summary  what the text output shows: the counts, the exit code and the results that need a look
+  sarif    the counts and exit code, and what the recording adds to a corpus SARIF log (corpus_sarif.part): made
+           in the worker, in parallel, where the parent made it for every report after the last
 
 With `statuses`, json and summary also carry every result's scenario, check id and status: what a baseline judges.
 """
@@ -19,7 +21,7 @@ from typing import Any
 
 from backchannel.recordings.safe_text import neutralise_json
 
-SHAPES = ("report", "json", "summary")
+SHAPES = ("report", "json", "summary", "sarif")
 SHOWN = ("FAIL", "ERROR", "WARN")  # statuses the text output lists one per line; a PASS or SKIP is only counted
 COUNTED_FIELDS = ("summary", "exit_code")  # what a corpus counts of every report
 _IDENTITY = ("scenario", "id", "status")  # what a baseline reads of every result
@@ -83,12 +85,27 @@ def _listed(result: Any) -> dict[str, Any]:
     return listed
 
 
-def shaped(report: Mapping[str, Any], shape: str, *, statuses: bool = False) -> Mapping[str, Any]:
-    """`report` (a report's dict) in the shape the parent asked for."""
+def sarif_report(report: Mapping[str, Any], name: str, *, statuses: bool = False) -> dict[str, Any]:
+    """The counts and exit code, what the recording adds to a corpus SARIF log, and with `statuses` every result's
+    identity."""
+    from .corpus_sarif import part  # here: corpus_sarif reads the corpus module, which reads the workers' outcomes
+
+    out: dict[str, Any] = {key: report[key] for key in COUNTED_FIELDS if key in report}
+    out["sarif"] = part(report, name)
+    if statuses:
+        out["results"] = identities(report)
+    return out
+
+
+def shaped(report: Mapping[str, Any], shape: str, *, statuses: bool = False, name: str = "") -> Mapping[str, Any]:
+    """`report` (a report's dict) in the shape the parent asked for; `name`: the recording's, as the output names
+    it (the sarif shape locates its results in it)."""
     if shape == "json":
         return JsonReport(report, statuses=statuses)
     if shape == "summary":
         return summary_report(report, statuses=statuses)
+    if shape == "sarif":
+        return sarif_report(report, name, statuses=statuses)
     if shape == "report":
         return report
     raise ValueError(f"unknown shape {shape!r}; one of {', '.join(SHAPES)}")
