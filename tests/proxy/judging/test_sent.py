@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from backchannel.proxy.judging.corpus_sarif import part
 from backchannel.proxy.judging.sent import MESSAGE_CHARS, SHOWN, JsonReport, identities, shaped, summary_report
 from backchannel.proxy.judging.summary import recording_lines
 from backchannel.recordings.safe_text import neutralise_json
@@ -72,3 +73,15 @@ def test_the_whole_report_is_sent_as_it_is_and_an_unknown_shape_is_refused() -> 
     assert shaped(report, "report") is report
     with pytest.raises(ValueError, match="unknown shape 'xml'"):
         shaped(report, "xml")
+
+
+def test_a_sarif_part_is_what_the_recording_adds_to_a_corpus_log_with_its_counts() -> None:
+    report = _report()
+    sent = shaped(report, "sarif", name="fixtures/flawed.sqlite", statuses=True)
+    assert sent["summary"] == report["summary"] and sent["exit_code"] == report["exit_code"]
+    assert sent["sarif"] == part(report, "fixtures/flawed.sqlite")
+    assert sent["results"] == identities(report)
+    listed = sent["sarif"]["results"]
+    assert listed and {r["kind"] for r in listed} <= {"fail", "open"}  # PASS and SKIP are counted, not listed
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in listed for loc in r["locations"]}
+    assert uris == {"fixtures/flawed.sqlite"}
