@@ -24,6 +24,7 @@ from backchannel.oracle.render.sarif import RECORDING_MIME, SCHEMA, SPEC_URI, sa
 from backchannel.recordings.safe_text import neutralise_json
 
 from .corpus import totals
+from .sent import SarifReport
 
 Json = dict[str, Any]
 MAX_RESULTS = 25_000  # GitHub code scanning's limit on the results of one run
@@ -65,8 +66,8 @@ class CorpusLog:
         self.left_out = 0
 
     def add(self, item: dict[str, Any]) -> None:
-        """One corpus entry: its name and its report (a report's dict, or what `part` made of it under `sarif`),
-        or the error that kept it from being judged."""
+        """One corpus entry: its name and its report (a report's dict, or a worker's SarifReport), or the error
+        that kept it from being judged."""
         name = str(item["name"])
         index = len(self.artifacts)
         artifact: Json = {"location": {"uri": name}, "roles": ["analysisTarget"], "mimeType": RECORDING_MIME}
@@ -83,7 +84,7 @@ class CorpusLog:
             artifact["properties"] = {"judged": False}
             return
         report = item["report"]
-        made = report["sarif"] if "sarif" in report else part(report, name)
+        made = report["sarif"] if isinstance(report, SarifReport) else part(report, name)  # a worker's, or made here
         self.tool_version = self.tool_version or made["tool_version"]
         artifact["properties"] = {"judged": True, **made["properties"]}
         for rule in made["rules"]:

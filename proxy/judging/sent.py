@@ -85,12 +85,18 @@ def _listed(result: Any) -> dict[str, Any]:
     return listed
 
 
-def sarif_report(report: Mapping[str, Any], name: str, *, statuses: bool = False) -> dict[str, Any]:
+class SarifReport(dict[str, Any]):
+    """A report as a worker sends it for a corpus SARIF log: its counts and exit code (and with `statuses` every
+    result's identity) and, under `sarif`, what it adds to the log. Its own type, so that the log trusts only what a
+    worker made, never a member of that name in a report read from a file (`merge-reports`)."""
+
+
+def sarif_report(report: Mapping[str, Any], name: str, *, statuses: bool = False) -> SarifReport:
     """The counts and exit code, what the recording adds to a corpus SARIF log, and with `statuses` every result's
     identity."""
     from .corpus_sarif import part  # here: corpus_sarif reads the corpus module, which reads the workers' outcomes
 
-    out: dict[str, Any] = {key: report[key] for key in COUNTED_FIELDS if key in report}
+    out = SarifReport({key: report[key] for key in COUNTED_FIELDS if key in report})
     out["sarif"] = part(report, name)
     if statuses:
         out["results"] = identities(report)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.proxy.judging.conftest import as_json, run_cli, run_here
+from tests.proxy.judging.conftest import REFERENCE, as_json, run_cli, run_here
 
 SHARDS = 3
 
@@ -63,3 +63,15 @@ def test_merged_shards_give_the_same_summary_and_exit_code_as_one_run(corpus: Pa
     assert merged.returncode == whole.returncode == 1
     assert as_json(merged)["summary"] == as_json(whole)["summary"]
     assert sorted(_names(as_json(merged))) == sorted(_names(as_json(whole)))
+
+
+def test_a_merged_report_carrying_a_member_named_like_a_workers_sarif_part_is_read_as_a_report(tmp_path: Path) -> None:
+    # only what a worker made is taken as made: in a file from anywhere, `sarif` is one more unknown member
+    doc = json.loads(run_here("judge", REFERENCE / "mrtr-provenance-toy-fixed.sqlite", "--format", "json").stdout)
+    shard = {"tool": "backchannel", "kind": "backchannel-corpus", "oracle_version": doc["oracle_version"]}
+    shard["recordings"] = [{"name": "a.sqlite", "report": {**doc, "sarif": {"rules": 7, "results": "x"}}}]
+    (tmp_path / "shard.json").write_text(json.dumps(shard), encoding="utf-8")
+    done = run_here("merge-reports", tmp_path / "shard.json", "--format", "sarif")
+    assert done.returncode == 0, done.stderr
+    (run,) = json.loads(done.stdout)["runs"]
+    assert [a["location"]["uri"] for a in run["artifacts"]] == ["a.sqlite"] and run["tool"]["driver"]["rules"]
