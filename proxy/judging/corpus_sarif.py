@@ -13,22 +13,18 @@ silently absent.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from backchannel.oracle import ORACLE_VERSION
-from backchannel.oracle.render.from_json import report_from_dict
-from backchannel.oracle.render.sarif import RECORDING_MIME, SCHEMA, SPEC_URI, sarif_log
+from backchannel.oracle.render.sarif import RECORDING_MIME, SCHEMA, SPEC_URI
 from backchannel.recordings.safe_text import neutralise_json
 
 from .corpus import totals
-from .sent import SarifReport
+from .sent import SarifReport, part
 
 Json = dict[str, Any]
 MAX_RESULTS = 25_000  # GitHub code scanning's limit on the results of one run
-LISTED_KINDS = ("fail", "open")  # FAIL and WARN are kind fail, ERROR open; PASS is pass, SKIP notApplicable
 
 
 def _point_at(locations: list[Json], index: int) -> None:
@@ -36,20 +32,6 @@ def _point_at(locations: list[Json], index: int) -> None:
         artifact = location.get("physicalLocation", {}).get("artifactLocation")
         if artifact is not None:
             artifact["index"] = index
-
-
-def part(report: Mapping[str, Any], name: str) -> Json:
-    """What one judged recording adds to the corpus log: its SARIF run's properties, rules and the results that
-    need a look, located in it by `name`. Made by the worker that judged it (sent.py), in parallel, or here from a
-    report's dict (merge-reports, and callers that hold whole reports)."""
-    report_ = dataclasses.replace(report_from_dict(report, where=name), recording=name)
-    run: Json = sarif_log(report_)["runs"][0]  # type: ignore[index]  # plain data sarif_log just built
-    return {
-        "tool_version": report_.tool_version,
-        "properties": run["properties"],
-        "rules": run["tool"]["driver"]["rules"],
-        "results": [result for result in run["results"] if result["kind"] in LISTED_KINDS],
-    }
 
 
 class CorpusLog:

@@ -7,7 +7,7 @@ part of its time. So the worker sends one of three shapes:
   report   the report's dict, whole (SARIF, which carries every result, and callers that ask for it)
   json     a JsonReport: the report's JSON text, for a corpus JSON document to splice in, and the fields it counts
   summary  what the text output shows: the counts, the exit code and the results that need a look
-  sarif    the counts and exit code, and what the recording adds to a corpus SARIF log (corpus_sarif.part): made
+  sarif    the counts and exit code, and what the recording adds to a corpus SARIF log (`part`): made
            in the worker, in parallel, where the parent made it for every report after the last
 
 With `statuses`, json and summary also carry every result's scenario, check id and status: what a baseline judges.
@@ -15,13 +15,17 @@ With `statuses`, json and summary also carry every result's scenario, check id a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from backchannel.oracle.render.from_json import report_from_dict
+from backchannel.oracle.render.sarif import sarif_log
 from backchannel.recordings.safe_text import neutralise_json
 
 SHAPES = ("report", "json", "summary", "sarif")
+LISTED_KINDS = ("fail", "open")  # what a corpus SARIF log lists: FAIL and WARN are kind fail, ERROR open
 SHOWN = ("FAIL", "ERROR", "WARN")  # statuses the text output lists one per line; a PASS or SKIP is only counted
 COUNTED_FIELDS = ("summary", "exit_code")  # what a corpus counts of every report
 _IDENTITY = ("scenario", "id", "status")  # what a baseline reads of every result
@@ -91,11 +95,23 @@ class SarifReport(dict[str, Any]):
     worker made, never a member of that name in a report read from a file (`merge-reports`)."""
 
 
+def part(report: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """What one judged recording adds to a corpus SARIF log: its SARIF run's properties, rules and the results that
+    need a look, located in it by `name`. Made by the worker that judged it, in parallel, or by the corpus log from
+    a report's dict (merge-reports, and callers that hold whole reports)."""
+    named = dataclasses.replace(report_from_dict(report, where=name), recording=name)
+    run: dict[str, Any] = sarif_log(named)["runs"][0]  # type: ignore[index]  # plain data sarif_log just built
+    return {
+        "tool_version": named.tool_version,
+        "properties": run["properties"],
+        "rules": run["tool"]["driver"]["rules"],
+        "results": [result for result in run["results"] if result["kind"] in LISTED_KINDS],
+    }
+
+
 def sarif_report(report: Mapping[str, Any], name: str, *, statuses: bool = False) -> SarifReport:
     """The counts and exit code, what the recording adds to a corpus SARIF log, and with `statuses` every result's
     identity."""
-    from .corpus_sarif import part  # here: corpus_sarif reads the corpus module, which reads the workers' outcomes
-
     out = SarifReport({key: report[key] for key in COUNTED_FIELDS if key in report})
     out["sarif"] = part(report, name)
     if statuses:

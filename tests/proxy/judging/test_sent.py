@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from backchannel.proxy.judging.corpus_sarif import part
-from backchannel.proxy.judging.sent import MESSAGE_CHARS, SHOWN, JsonReport, identities, shaped, summary_report
+from backchannel.proxy.judging.sent import MESSAGE_CHARS, SHOWN, JsonReport, identities, part, shaped, summary_report
 from backchannel.proxy.judging.summary import recording_lines
 from backchannel.recordings.safe_text import neutralise_json
 
