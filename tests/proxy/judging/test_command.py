@@ -105,7 +105,7 @@ def test_junit_refuses_many_recordings_with_one_line_naming_the_formats_that_tak
 
 
 @pytest.mark.parametrize("fmt", ["json", "text", "sarif"])
-@pytest.mark.parametrize("asked", ["plain", "diff", "baseline", "store-fails"])
+@pytest.mark.parametrize("asked", ["plain", "diff-baseline-store"])
 def test_a_streamed_corpus_output_is_the_same_text_as_rendered_whole_from_every_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, asked: str
 ) -> None:
@@ -117,33 +117,37 @@ def test_a_streamed_corpus_output_is_the_same_text_as_rendered_whole_from_every_
     (folder / "broken.sqlite").write_text("not a recording", encoding="utf-8")
     rules = tmp_path / "baseline.yaml"
     rules.write_text("expected-failures:\n  - mrtr-provenance\n  - session:not-a-check\n", encoding="utf-8")
-    baseline = rules if asked == "baseline" else None
-    if asked == "diff":  # reports stored as an older oracle judged them: one changed, one unreadable
+    every = asked != "plain"
+    if every:  # reports stored as an older oracle judged them (one changed, one unreadable); one cannot be stored
         old = json.loads((REFERENCE / f"{FLAWED}.expected.json").read_text(encoding="utf-8"))
         old["results"][0] = {**old["results"][0], "status": "PASS", "verdict": None}
         store_report(folder / f"{FLAWED}.sqlite", json.dumps(old), "0")
         with sqlite3.connect(folder / f"{PASSING[1]}.sqlite") as conn:  # not through store_report: it refuses this
             conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, '[1]')", [REPORT_KEY])
         conn.close()
-    if asked == "store-fails":  # a -wal beside one recording: its report is judged but cannot be stored in it
-        (folder / f"{PASSING[0]}.sqlite-wal").write_bytes(b"\0" * 64)
-    options = {"show_diff": asked == "diff", "store": asked == "store-fails"}
-    streamed = command.judge_many([str(folder)], fmt=fmt, jobs=1, baseline=baseline, **options)
+        (folder / f"{PASSING[0]}.sqlite-wal").write_bytes(b"\0" * 64)  # a -wal beside it: nothing is stored in it
+    pristine = shutil.copytree(
+        folder, tmp_path / "pristine"
+    )  # --store changes the stored reports: both runs start here
+    baseline = rules if every else None
+    streamed = command.judge_many([str(folder)], fmt=fmt, jobs=1, baseline=baseline, show_diff=every, store=every)
     assert fmt == "sarif" or (streamed.spooled is not None and not streamed.spooled.empty)
+    shutil.rmtree(folder)
+    shutil.copytree(pristine, folder)
     expected = baseline_mod.load_baseline(baseline) if baseline is not None else None
     entries = []
-    tasks = tasks_for(expand([str(folder)]), read_stored=options["show_diff"], store=options["store"])
-    for outcome in judge_all(tasks, 1):
+    for outcome in judge_all(tasks_for(expand([str(folder)]), read_stored=every, store=every), 1):
         item = corpus.entry(outcome)
-        if options["show_diff"]:
+        if every:
             item["diff"] = outcome.diff
         entries.append(item)
     whole = command.finish(entries, fmt, expected)
     assert whole.spooled is None
     assert streamed.whole() == whole.text and streamed.exit_code == whole.exit_code == 2
-    if asked == "diff" and fmt != "sarif":  # a SARIF log carries no diff
+    if every and fmt != "sarif":  # a SARIF log carries no diff
         assert ": PASS -> " in whole.text or '"before": "PASS"' in whole.text
         assert "stored report unreadable" in whole.text or "the stored report is not" in whole.text
+        assert "cannot store its report" in whole.text and "baseline" in whole.text
     streamed.close()
 
 
