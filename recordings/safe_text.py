@@ -13,10 +13,10 @@ import re
 # (plus the Unicode line and paragraph separators, which some viewers treat as line breaks), and lone surrogates: a
 # file name's bytes that are not UTF-8 reach Python as those, and written out raw they made a JSON document that
 # is not UTF-8 (its `\udcff` escape reads back as the same string).
-_UNSAFE = "\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
-_UNSAFE_TEXT = re.compile(f"[{_UNSAFE}]")
+_ABOVE_C0 = "\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+_UNSAFE_TEXT = re.compile(f"[\x00-\x09\x0b-\x1f{_ABOVE_C0}]")
 # in JSON text every C0 character is escaped already by json.dumps; the rest must be escaped too
-_UNSAFE_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE_JSON = re.compile(f"[{_ABOVE_C0}]")
 
 
 def _escape(match: re.Match[str]) -> str:

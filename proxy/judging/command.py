@@ -150,7 +150,7 @@ def _kept(item: dict[str, Any]) -> dict[str, Any]:
     kept = {key: value for key, value in item.items() if key != "report"}
     report = item.get("report")
     if report is not None:
-        kept["report"] = {key: report[key] for key in sent.COUNTED_FIELDS if key in report}
+        kept["report"] = sent.counted(report)
     return kept
 
 
@@ -211,7 +211,7 @@ def _each_judged(tasks: list[Task], jobs: int, progress: Progress, show_diff: bo
         for outcome in judge_all(tasks, jobs, advance):
             item = corpus.entry(outcome)
             if show_diff:
-                item["diff"] = outcome.diff if outcome.diff is not None else {"stored": None}
+                item["diff"] = outcome.diff  # run_task says it for every task that reads the stored report
             yield item
 
 

@@ -33,7 +33,7 @@ class Task:
     read_stored: bool = False  # and say what changed since the report stored in it (`judge --diff`)
     store: bool = False
     shape: str = "report"  # what of the report the parent reads (sent.py): report, json, summary or sarif
-    statuses: bool = False  # with json or summary: every result's scenario, id and status too (a baseline's)
+    statuses: bool = False  # with json, summary or sarif: every result's scenario, id and status (a baseline's)
 
 
 @dataclass(frozen=True, slots=True)

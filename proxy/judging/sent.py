@@ -2,15 +2,16 @@
 
 A whole report crosses processes as a pickle of nested dicts (about 20 KB of JSON a recording) and then stays in
 the parent until the output is written: for thousands of recordings that was most of the parent's memory and a good
-part of its time. So the worker sends one of three shapes:
+part of its time. So the worker sends one of four shapes:
 
-  report   the report's dict, whole (SARIF, which carries every result, and callers that ask for it)
+  report   the report's dict, whole (for callers that ask for it)
   json     a JsonReport: the report's JSON text, for a corpus JSON document to splice in, and the fields it counts
   summary  what the text output shows: the counts, the exit code and the results that need a look
   sarif    the counts and exit code, and what the recording adds to a corpus SARIF log (`part`): made
            in the worker, in parallel, where the parent made it for every report after the last
 
-With `statuses`, json and summary also carry every result's scenario, check id and status: what a baseline judges.
+With `statuses`, json, summary and sarif also carry every result's scenario, check id and status: what a baseline
+judges.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class JsonReport(Mapping[str, Any]):
 
     def __init__(self, report: Mapping[str, Any], *, statuses: bool = False) -> None:
         self.text = neutralise_json(json.dumps(report, ensure_ascii=False))
-        self._counted = {key: report[key] for key in COUNTED_FIELDS if key in report}
+        self._counted = counted(report)
         if statuses:
             self._counted["results"] = identities(report)
 
@@ -65,17 +66,26 @@ class JsonReport(Mapping[str, Any]):
         self.text, self._counted = state
 
 
+def counted(report: Mapping[str, Any]) -> dict[str, Any]:
+    """What a corpus counts of a report: its summary and exit code."""
+    return {key: report[key] for key in COUNTED_FIELDS if key in report}
+
+
 def identities(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every result's scenario, check id and status, in report order."""
-    return [{key: result.get(key) for key in _IDENTITY} for result in _results(report)]
+    return [_identity(result) for result in _results(report)]
+
+
+def _identity(result: Any) -> dict[str, Any]:
+    return {key: result.get(key) for key in _IDENTITY}
 
 
 def summary_report(report: Mapping[str, Any], *, statuses: bool = False) -> dict[str, Any]:
     """The part of a report the text output reads: counts, exit code, and of each result it lists what it prints
     of it; with `statuses`, every other result's identity too, in report order (the text skips them by status)."""
-    out: dict[str, Any] = {key: report[key] for key in COUNTED_FIELDS if key in report}
+    out = counted(report)
     out["results"] = [
-        _listed(result) if result.get("status") in SHOWN else {key: result.get(key) for key in _IDENTITY}
+        _listed(result) if result.get("status") in SHOWN else _identity(result)
         for result in _results(report)
         if statuses or result.get("status") in SHOWN
     ]
@@ -112,7 +122,7 @@ def part(report: Mapping[str, Any], name: str) -> dict[str, Any]:
 def sarif_report(report: Mapping[str, Any], name: str, *, statuses: bool = False) -> SarifReport:
     """The counts and exit code, what the recording adds to a corpus SARIF log, and with `statuses` every result's
     identity."""
-    out = SarifReport({key: report[key] for key in COUNTED_FIELDS if key in report})
+    out = SarifReport(counted(report))
     out["sarif"] = part(report, name)
     if statuses:
         out["results"] = identities(report)
