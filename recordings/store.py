@@ -164,6 +164,9 @@ class RecordingWriter:
         """Queue an item; wake the writer only for a flush or a stop, or when the backlog grows (rows wait for its
         clock, BATCH_SECONDS at most: no thread switch per row)."""
         self._items.append(item)
+        if self._failure is not None:  # the writer is gone: a flush queued after its last look is answered here
+            self._drain_flushes()
+            return
         if urgent:
             self._urgent = True
             self._wake.set()
@@ -283,8 +286,12 @@ class RecordingWriter:
         for _ in range(len(items)):
             item = items.popleft()
             if item is _STOP or item[0] == _FLUSH:
-                if conn.in_transaction:  # also a batch that made no rows (later work that wrote nothing)
-                    conn.execute("COMMIT")
+                try:
+                    if conn.in_transaction:  # also a batch that made no rows (later work that wrote nothing)
+                        conn.execute("COMMIT")
+                except BaseException:
+                    items.appendleft(item)  # a flush waiting on this commit is answered by the failure, not left
+                    raise
                 if item is _STOP:
                     return True
                 item[1].set()

@@ -1,5 +1,7 @@
 import os
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -131,6 +133,47 @@ def test_a_writer_that_fails_refuses_further_writes_loudly(tmp_path, capsys):
         writer.insert(AnomalyRow(kind="x", detail="y"))
     writer.close()
     assert "recording writer" in capsys.readouterr().err
+
+
+def test_a_flush_after_the_writer_failed_is_answered_at_once_not_at_its_timeout(tmp_path):
+    path = tmp_path / "r.sqlite"
+    store.create(path)
+    writer = store.RecordingWriter(path)
+    writer.insert(MessageRow(direction="to-server", kind="request", text=None))  # type: ignore[arg-type]  # NOT NULL
+    with pytest.raises(RecordingError, match="stopped accepting writes"):
+        writer.flush()
+    began = time.monotonic()
+    with pytest.raises(RecordingError, match="stopped accepting writes"):
+        writer.flush(timeout=30)
+    assert time.monotonic() - began < 5
+    writer.close()
+
+
+def test_a_commit_that_finds_no_room_fails_the_flush_waiting_on_it_at_once(tmp_path):
+    # a real file size limit in a child process: the row fits SQLite's page cache, its commit cannot reach the disk
+    path = tmp_path / "r.sqlite"
+    store.create(path)
+    script = (
+        "import resource, signal, sys, time\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "from backchannel.recordings import RecordingError, store\n"
+        "from backchannel.recordings.rows import AnomalyRow\n"
+        f"writer = store.RecordingWriter({str(path)!r})\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))\n"
+        "writer.insert(AnomalyRow(kind='big', detail='x' * 300_000))\n"
+        "began = time.monotonic()\n"
+        "try:\n"
+        "    writer.flush(timeout=30)\n"
+        "except RecordingError as exc:\n"
+        "    print(f'{time.monotonic() - began:.1f}', exc)\n"
+        "writer.close()\n"
+    )
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # -B as well: a .pyc cut short would break later imports
+    done = subprocess.run([sys.executable, "-B", "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seconds, _, message = done.stdout.partition(" ")
+    assert "stopped accepting writes: disk I/O error" in message
+    assert float(seconds) < 5, done.stdout
 
 
 def test_a_recording_frozen_at_the_first_format_upgrades_and_keeps_its_rows(tmp_path):
