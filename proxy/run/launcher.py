@@ -20,6 +20,7 @@ from typing import Protocol
 
 from backchannel.addons import stopping
 from backchannel.addons.session import READY_MARKER, Limits, limit_options, origin_of
+from backchannel.proxy.run import one_cpu
 from backchannel.proxy.timings import mark
 from backchannel.recordings import redact
 from backchannel.recordings.errors import UserError
@@ -190,6 +191,7 @@ def serve(tool: str = "mitmdump") -> None:
     from backchannel.proxy.run.reaper import die_with_parent
 
     mark("mitmdump-serving")
+    one_cpu.keep_to_one_cpu()  # before any thread starts: every thread of the proxy shares the core (one_cpu.py)
     parent, marker, labs = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     del sys.argv[1:4]
     stopping.parent_pid = parent

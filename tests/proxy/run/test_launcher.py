@@ -4,6 +4,7 @@ closes its stdin before handing it a command line exits on its own."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -98,6 +99,12 @@ def test_with_no_warm_mitmdump_the_capture_starts_its_own(tmp_path: Path) -> Non
     try:
         with Capture(tmp_path / "r.sqlite", upstream=endpoint.url) as capture:
             assert capture.proxy is not None
-            assert b"backchannel_recording=" in _cmdline(capture.proxy.process.pid, b"backchannel_recording=")
+            pid = capture.proxy.process.pid
+            assert b"backchannel_recording=" in _cmdline(pid, b"backchannel_recording=")
+            if len(os.sched_getaffinity(0)) > 1:  # every thread of the serving proxy on one CPU (one_cpu.py)
+                masks = {
+                    frozenset(os.sched_getaffinity(int(task.name))) for task in Path(f"/proc/{pid}/task").iterdir()
+                }
+                assert len(masks) == 1 and len(next(iter(masks))) == 1, masks
     finally:
         endpoint.stop()
