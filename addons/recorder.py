@@ -21,6 +21,7 @@ from backchannel.recordings.rows import (
     SseItemRow,
 )
 
+from .header_value import header_value
 from .jsonrpc import DEEP_PREFIX, ParsedMessage, classify, deep_stand_in, is_sse, parse_body, parse_text, too_deep
 from .session import FlowState, Session
 from .sse import SseItem
@@ -74,7 +75,7 @@ class Recorder:
             return
         # what the messages need, taken now (cheap); the parse and the rows happen on the writer thread
         body, request, t = state.client_request, state.request, time.time()
-        run_id, flow_id, ctype = state.run_id, flow.id, flow.request.headers.get("content-type")
+        run_id, flow_id, ctype = state.run_id, flow.id, header_value(flow.request.headers, b"content-type")
         mutation = next((r.KIND for r in state.applied if r.ROLE == "request"), None)
 
         def messages() -> None:
@@ -281,7 +282,7 @@ class Recorder:
                 forwarded=not state.answered_by_proxy,
             ),
         )
-        ctype = flow.response.headers.get("content-type")
+        ctype = header_value(flow.response.headers, b"content-type")
         # the message carries the most telling rewrite: made up by the proxy, its result changed, or only delivered
         # differently (held, reframed as SSE)
         delivery = [r.KIND for r in state.applied if r.ROLE == "delivery"]

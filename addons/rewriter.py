@@ -15,6 +15,7 @@ from typing import Any
 from mitmproxy import http
 
 from . import request_state
+from .header_value import header_value
 from .hold import HoldServer, HoldTicket
 from .jsonrpc import PARSE_LIMIT, deep_stand_in, is_json, is_sse, loads, too_deep
 from .mutations.base import DeliveryStep, EndStep, HeadersStep, Relay, RequestStep
@@ -177,7 +178,7 @@ class Rewriter:
             state.upstream_response_headers = list(ticket.upstream_headers)
         else:
             state.upstream_response_headers = flow.response.headers.fields
-        sse = is_sse(flow.response.headers.get("content-type"))
+        sse = is_sse(header_value(flow.response.headers, b"content-type"))
         step = HeadersStep(sse=sse, records=state.applied)
         for mutation in state.active:
             mutation.params.on_headers(mutation.index, step)
@@ -240,7 +241,7 @@ class Rewriter:
         state.upstream_response_body = flow.response.raw_content
         if state.upstream_response_headers is None:
             state.upstream_response_headers = flow.response.headers.fields
-        if not state.active or not is_json(flow.response.headers.get("content-type")):
+        if not state.active or not is_json(header_value(flow.response.headers, b"content-type")):
             return 0.0
         text = flow.response.get_text(strict=False) or ""
         new = self.transform_text(state, text)
