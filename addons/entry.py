@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import signal
+import sys
 import time
 from collections.abc import Awaitable, Sequence
 from http.client import responses
@@ -223,7 +224,10 @@ class Backchannel:
             writer = self.session.writer
             # names and counts only, after every row
             writer.later(lambda: writer.set_meta(writer.redactor.summary("proxy")))
-            writer.close()
+            try:
+                writer.close()
+            except RecordingError as exc:  # mitmdump's last words: its exit code stays mitmproxy's, the log says why
+                print(f"backchannel: {exc}", file=sys.stderr, flush=True)
 
 
 def _owes_response(state: FlowState) -> bool:

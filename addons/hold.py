@@ -21,6 +21,7 @@ import json
 import secrets
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,6 +31,10 @@ from .transforms import INTERNAL_ERROR, KEEPALIVE, progress_event, proxy_error, 
 
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
 _READ = 65536
+# upstream requests held or relayed at once, a blocking thread each (made only when needed). Not asyncio's default
+# executor: that one has min(32, CPUs + 4) threads (the CPUs this process may use, from Python 3.13), so on a small
+# machine, or a proxy kept to one CPU (proxy/run/one_cpu.py), a seventh long stream would wait for one to end
+FETCHERS = 256
 
 
 @dataclass
@@ -111,6 +116,7 @@ class HoldServer:
         self.tickets: dict[str, HoldTicket] = {}
         self.port = 0
         self._server: asyncio.Server | None = None
+        self._fetchers = ThreadPoolExecutor(max_workers=FETCHERS, thread_name_prefix="backchannel-hold")
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
@@ -155,7 +161,7 @@ class HoldServer:
             b"X-Accel-Buffering: no\r\nConnection: close\r\n\r\n"
         )
         await writer.drain()
-        fetch = asyncio.ensure_future(asyncio.to_thread(_fetch, ticket))
+        fetch = asyncio.get_running_loop().run_in_executor(self._fetchers, _fetch, ticket)
         began = time.monotonic()
         deadline = began + ticket.hold_ms / 1000
         interval = ticket.keepalive_ms / 1000
@@ -197,7 +203,8 @@ class HoldServer:
     async def _relay(self, ticket: HoldTicket, writer: asyncio.StreamWriter) -> None:
         queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         # the thread ends on its own when the upstream's body does, even if the proxy side went away meanwhile
-        fetch = asyncio.ensure_future(asyncio.to_thread(_stream, ticket, asyncio.get_running_loop(), queue))
+        loop = asyncio.get_running_loop()
+        fetch = loop.run_in_executor(self._fetchers, _stream, ticket, loop, queue)
         if await queue.get() is None:  # no head: the upstream could not be reached
             message = f"backchannel relay: the upstream failed: {ticket.upstream_error}"
             status, body = proxy_error({"id": ticket.request_id}, INTERNAL_ERROR, message, upstream_failed=True)

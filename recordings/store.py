@@ -16,6 +16,7 @@ from sqlite_utils import Database
 
 from . import cell_rules, migrations, redact, upgrading
 from .errors import RecordingError, RecordingFormatError
+from .json_form import escape_surrogates
 from .meta import MetaValue, RecordingInfo
 from .migrations import FORMAT_MARKER, MIGRATION_SET
 from .rows import AnomalyRow, ExchangeOutcome, ExchangeRequest, Row, RunChange
@@ -115,6 +116,8 @@ class RecordingWriter:
         self._wake = threading.Event()  # set for a flush, a stop or a backlog only
         self._urgent = False  # a flush or a stop is queued: the batch is written now, not at the end of its time
         self._failure: BaseException | None = None
+        self._lock = threading.Lock()  # a put against the writer's last look at the queue: one or the other first
+        self._closed = False  # the writer took its last look: a row put now is refused, a flush answered at once
         self._columns: dict[str, frozenset[str]] = {}
         if not Path(self.path).is_file():  # sqlite3 would create an empty file and then call it "not a recording"
             raise RecordingFormatError(f"{self.path}: no such recording (the writer only opens an existing one)")
@@ -143,9 +146,11 @@ class RecordingWriter:
         return conn
 
     def refuse_if_failed(self) -> None:
-        """Raise if the writer stopped: for a caller that queues only `later` work, which is not checked."""
+        """Raise if the writer stopped (it failed, or it was closed): for a caller that queues only `later` work."""
         if self._failure is not None:
             raise RecordingError(f"recording {self.path} stopped accepting writes: {self._failure}")
+        if self._closed:
+            raise RecordingError(f"recording {self.path} was closed: nothing more can be written to it")
 
     def _check(self, table: str, names: Iterable[str]) -> None:
         self.refuse_if_failed()
@@ -163,10 +168,17 @@ class RecordingWriter:
     def _enqueue(self, item: Any, *, urgent: bool = False) -> None:
         """Queue an item; wake the writer only for a flush or a stop, or when the backlog grows (rows wait for its
         clock, BATCH_SECONDS at most: no thread switch per row)."""
-        self._items.append(item)
-        if self._failure is not None:  # the writer is gone: a flush queued after its last look is answered here
-            self._drain_flushes()
-            return
+        with self._lock:
+            closed = self._closed
+            if not closed:
+                self._items.append(item)
+        if closed:  # the writer took its last look: nothing put now would ever be written
+            if item is _STOP:
+                return
+            if item[0] == _FLUSH:
+                item[1].set()  # answered at once: the flush then says whether the writer failed
+                return
+            self.refuse_if_failed()
         if urgent:
             self._urgent = True
             self._wake.set()
@@ -248,36 +260,55 @@ class RecordingWriter:
         done = threading.Event()
         self._enqueue((_FLUSH, done), urgent=True)
         if not done.wait(timeout):
-            raise RecordingError(f"recording {self.path}: writer did not commit within {timeout:.0f} s")
-        self.refuse_if_failed()  # the batch this flush waited for failed: said as any later write would say it
+            raise RecordingError(f"recording {self.path}: writer did not commit within {timeout:g} s")
+        if self._failure is not None:  # the batch this flush waited for failed: said as any later write would say it
+            self.refuse_if_failed()
 
     def close(self, timeout: float = 10.0) -> None:
-        """Commit what is queued and stop the writer thread."""
+        """Commit what is queued and stop the writer thread. RecordingError when the writer failed (what it could
+        not write is lost, and said so) or did not finish within `timeout`."""
         self._enqueue(_STOP, urgent=True)
         self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise RecordingError(f"recording {self.path}: writer did not finish within {timeout:g} s")
+        if self._failure is not None:
+            self.refuse_if_failed()
+
+    @property
+    def failed(self) -> bool:
+        """Whether the writer stopped on a failure (said on stderr as it happened)."""
+        return self._failure is not None
 
     def _loop(self) -> None:
-        with redact.applying(self.redactor):
-            self._write_batches()
-
-    def _write_batches(self) -> None:
-        conn = self._connect()
+        conn: sqlite3.Connection | None = None
         try:
-            while True:
-                # the batch fills (a flush, a stop or a backlog ends the wait early), then all of it is written; an
-                # idle writer wakes 20 times a second for nothing, which costs far less than a wake-up per row
-                if not self._urgent and len(self._items) < BACKLOG:
-                    self._wake.wait(BATCH_SECONDS)
-                self._wake.clear()
-                self._urgent = False
-                if self._write_queued(conn):
-                    return
+            with redact.applying(self.redactor):
+                conn = self._connect()
+                self._write_batches(conn)
+                with self._lock:
+                    self._closed = True  # from here a put is refused: what is queued now is all there is
+                while self._items:  # queued behind the stop: written too, flushes among them answered
+                    self._write_queued(conn)
         except BaseException as exc:  # a writer that dies silently would lose traffic
             self._failure = exc
             print(f"backchannel: recording writer for {self.path} failed: {exc}", file=sys.stderr, flush=True)
-            self._drain_flushes()
         finally:
-            conn.close()
+            with self._lock:
+                self._closed = True
+            self._drain_flushes()  # after a failure: the flushes waiting are answered, and the failure said
+            if conn is not None:
+                conn.close()
+
+    def _write_batches(self, conn: sqlite3.Connection) -> None:
+        while True:
+            # the batch fills (a flush, a stop or a backlog ends the wait early), then all of it is written; an idle
+            # writer wakes 20 times a second for nothing, which costs far less than a wake-up per row
+            if not self._urgent and len(self._items) < BACKLOG:
+                self._wake.wait(BATCH_SECONDS)
+            self._wake.clear()
+            self._urgent = False
+            if self._write_queued(conn):
+                return
 
     def _write_queued(self, conn: sqlite3.Connection) -> bool:
         """Write the items queued so far in one transaction (a flush commits where it stands); True at a stop. Items
@@ -322,7 +353,12 @@ class RecordingWriter:
                 values = params() if callable(params) else params
             except Exception as exc:  # noqa: BLE001 - the same: record that this row could not be made
                 sql, values = self._failed_row(exc)
-            conn.execute(sql, values)
+            try:
+                conn.execute(sql, values)
+            except UnicodeEncodeError:
+                # text holding a lone surrogate (a JSON "\ud800" a client or server sent, decoded): SQLite takes only
+                # UTF-8, and one such value must not stop the recording; stored with each one as its \uXXXX escape
+                conn.execute(sql, [escape_surrogates(v) if isinstance(v, str) else v for v in values])
             done += 1
         return done
 
@@ -332,6 +368,7 @@ class RecordingWriter:
         return sql, cell_rules.redacted(rules, row.values())
 
     def _drain_flushes(self) -> None:
+        """Answer every flush still queued, dropping the rest (only once the queue is closed: no put can race it)."""
         while self._items:
             item = self._items.popleft()
             if item is not _STOP and item[0] == _FLUSH:

@@ -553,7 +553,10 @@ class Capture:
             writer = self.writer
             # names and counts only, after every row
             writer.later(lambda: writer.set_meta(writer.redactor.summary("harness")))
-            writer.close()
+            try:
+                writer.close()
+            except RecordingError as exc:  # said once the proxy and the servers are stopped too
+                problems.append(str(exc))
             self.writer = None
         mark("writer-closed")
         if self.proxy is not None:

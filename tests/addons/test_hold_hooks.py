@@ -222,3 +222,43 @@ def test_a_held_sse_response_goes_through_the_hold_server_and_is_recorded_with_t
         m.mutation for m in recording.messages if m.direction == "to-client" and m.method == "notifications/progress"
     ]
     assert held == ["hold"] * len(progress)
+
+
+def test_many_held_requests_wait_on_their_upstream_at_once_none_queued_behind_another(rig: Rig):
+    # more than asyncio's default executor has threads on a small machine (min(32, CPUs + 4)): an upstream that
+    # answers only once every request has reached it would never answer if the fetches took turns
+    holds = rig.addons.holds
+    count = 40
+    arrived: list[bytes] = []
+    everyone = asyncio.Event()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        _, sent = await read_request(reader)
+        arrived.append(sent)
+        if len(arrived) == count:
+            everyone.set()
+        await everyone.wait()
+        body = wire(RESULT)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n" % len(body)
+            + b"Connection: close\r\n\r\n"
+            + body
+        )
+        await writer.drain()
+        writer.close()
+
+    async def scenario() -> list[tuple[bytes, bytes]]:
+        upstream, upstream_port = await serve(handle)
+        await holds.start()
+        try:
+            tickets = [ticket(upstream_port, hold=hold) for hold in [True, False] * (count // 2)]  # held and relayed
+            posts = [post(holds.port, holds.issue(each), b"") for each in tickets]
+            return await asyncio.gather(*posts)
+        finally:
+            await holds.stop()
+            upstream.close()
+            await upstream.wait_closed()
+
+    answers = run_bounded(scenario())
+    assert len(arrived) == count
+    assert all(head.startswith(b"HTTP/1.1 200 OK") and wire(RESULT) in body for head, body in answers)

@@ -133,3 +133,32 @@ def test_a_post_with_an_empty_body_is_flagged_and_the_recording_goes_on(rig: Rig
     rec = rig.recording()
     assert len(rec.exchanges) == 2 and "empty-body" in [a.kind for a in rec.anomalies]
     assert [m.direction for m in rec.messages] == ["to-client", "to-server", "to-client"]
+
+
+LONE_SURROGATES = [
+    b'{"jsonrpc":"2.0","id":1,"method":"\\ud800"}',
+    b'{"jsonrpc":"2.0","id":"\\udfff","method":"tools/call","params":{"name":"x"}}',
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/\\ud83d","params":{"name":"\\udc00"}}',
+]
+
+
+@pytest.mark.parametrize("plan", [None, INJECT, DROP])
+@pytest.mark.parametrize("body", LONE_SURROGATES, ids=range(len(LONE_SURROGATES)))
+def test_a_lone_surrogate_escape_from_either_side_is_recorded_and_the_recording_goes_on(
+    rig: Rig, body: bytes, plan: dict[str, Any] | None
+):
+    # valid JSON that decodes to text SQLite cannot hold as UTF-8: once, it stopped the writer for good
+    run_id = rig.runs.add(plan)
+    rig.exchange(run_id, body, RESULT)
+    rig.exchange(run_id, CALL, body)
+    flow = rig.flow(run_id, wire(CALL))
+    rig.send(flow)
+    rig.reply(flow, upstream_response(None, content_type="text/event-stream", streamed=True))
+    rig.stream(flow, b"event: message\ndata: " + body + b"\n\n")
+    rig.finish(flow)
+    rig.exchange(run_id, CALL, RESULT)  # and the next exchange is recorded as usual
+    assert_whole(rig, 4)
+    methods = [m.method for m in rig.recording().messages if m.method is not None]
+    assert all("\ud800" not in method and "\ud83d" not in method for method in methods)
+    if b'"method":"\\ud800"' in body:
+        assert "\\ud800" in methods

@@ -13,6 +13,7 @@ from backchannel.recordings.migrations import latest
 from backchannel.recordings.rows import AnomalyRow, MessageRow, UrlHitRow
 from tests.factories import new_recording
 
+BOUND_S = 30.0
 FROZEN_M001 = Path(__file__).resolve().parent.parent / "fixtures" / "format-m001.sqlite"
 
 
@@ -131,7 +132,8 @@ def test_a_writer_that_fails_refuses_further_writes_loudly(tmp_path, capsys):
         writer.flush()
     with pytest.raises(RecordingError):
         writer.insert(AnomalyRow(kind="x", detail="y"))
-    writer.close()
+    with pytest.raises(RecordingError, match="stopped accepting writes: NOT NULL"):
+        writer.close()  # the caller closing it is told too: what it queued is not all in the file
     assert "recording writer" in capsys.readouterr().err
 
 
@@ -146,7 +148,8 @@ def test_a_flush_after_the_writer_failed_is_answered_at_once_not_at_its_timeout(
     with pytest.raises(RecordingError, match="stopped accepting writes"):
         writer.flush(timeout=30)
     assert time.monotonic() - began < 5
-    writer.close()
+    with pytest.raises(RecordingError, match="stopped accepting writes"):
+        writer.close()
 
 
 def test_a_commit_that_finds_no_room_fails_the_flush_waiting_on_it_at_once(tmp_path):
@@ -166,7 +169,10 @@ def test_a_commit_that_finds_no_room_fails_the_flush_waiting_on_it_at_once(tmp_p
         "    writer.flush(timeout=30)\n"
         "except RecordingError as exc:\n"
         "    print(f'{time.monotonic() - began:.1f}', exc)\n"
-        "writer.close()\n"
+        "try:\n"
+        "    writer.close()\n"
+        "except RecordingError:\n"
+        "    pass\n"
     )
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # -B as well: a .pyc cut short would break later imports
     done = subprocess.run([sys.executable, "-B", "-c", script], capture_output=True, text=True, timeout=60, env=env)
@@ -174,6 +180,91 @@ def test_a_commit_that_finds_no_room_fails_the_flush_waiting_on_it_at_once(tmp_p
     seconds, _, message = done.stdout.partition(" ")
     assert "stopped accepting writes: disk I/O error" in message
     assert float(seconds) < 5, done.stdout
+
+
+def test_a_row_put_after_close_is_refused_and_a_flush_after_close_returns_at_once(tmp_path):
+    path = tmp_path / "r.sqlite"
+    store.create(path)
+    writer = store.RecordingWriter(path)
+    writer.insert(AnomalyRow(kind="before", detail="kept"))
+    writer.close()
+    began = time.monotonic()
+    writer.flush(timeout=30)  # nothing is queued: everything put before the close is committed
+    assert time.monotonic() - began < 5
+    with pytest.raises(RecordingError, match="was closed: nothing more can be written"):
+        writer.insert(AnomalyRow(kind="after", detail="refused, not dropped in silence"))
+    with pytest.raises(RecordingError, match="was closed"):
+        writer.later(lambda: None)
+    writer.close()  # a second close is harmless
+    assert [a.kind for a in load(path).anomalies] == ["before"]
+
+
+def test_rows_put_by_other_threads_while_closing_are_written_or_refused_never_lost(tmp_path):
+    path = tmp_path / "r.sqlite"
+    store.create(path)
+    writer = store.RecordingWriter(path)
+    accepted: list[str] = []
+    refused: list[str] = []
+    start = threading.Barrier(5)
+
+    def put(name: str) -> None:
+        start.wait(BOUND_S)
+        for i in range(400):
+            detail = f"{name}-{i}"
+            try:
+                writer.insert(AnomalyRow(kind="race", detail=detail))
+            except RecordingError:
+                refused.append(detail)
+            else:
+                accepted.append(detail)
+
+    threads = [threading.Thread(target=put, args=(f"t{n}",)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    start.wait(BOUND_S)
+    writer.close()
+    for thread in threads:
+        thread.join(BOUND_S)
+    assert sorted(a.detail for a in load(path).anomalies) == sorted(accepted)
+    assert len(accepted) + len(refused) == 1600
+
+
+def test_a_value_holding_a_lone_surrogate_is_stored_escaped_and_the_recording_goes_on(tmp_path):
+    # a client's JSON may say "\ud800": valid JSON, decoded to text SQLite cannot store as UTF-8
+    path = tmp_path / "r.sqlite"
+    store.create(path)
+    writer = store.RecordingWriter(path)
+    writer.insert(MessageRow(direction="to-server", kind="request", method="tools/\ud800", text='{"method":"x"}'))
+    writer.insert(AnomalyRow(kind="after", detail="still recorded"))
+    writer.close()
+    rec = load(path)
+    assert [m.method for m in rec.messages] == ["tools/\\ud800"]
+    assert [a.kind for a in rec.anomalies] == ["after"]
+
+
+def test_a_writer_thread_that_cannot_open_its_file_fails_loudly_and_answers_at_once(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "r.sqlite"
+    store.create(path)
+    opened: list[int] = []
+    connect = store.RecordingWriter._connect
+
+    def only_the_first(self):  # the check at construction opens the file; the writer thread's own open fails
+        opened.append(1)
+        if len(opened) > 1:
+            raise sqlite3.OperationalError("unable to open database file")
+        return connect(self)
+
+    monkeypatch.setattr(store.RecordingWriter, "_connect", only_the_first)
+    writer = store.RecordingWriter(path)
+    began = time.monotonic()
+    with pytest.raises(RecordingError, match="stopped accepting writes: unable to open database file"):
+        writer.flush(timeout=30)
+    assert time.monotonic() - began < 5
+    with pytest.raises(RecordingError, match="stopped accepting writes"):
+        writer.insert(AnomalyRow(kind="x", detail="y"))
+    with pytest.raises(RecordingError, match="stopped accepting writes"):
+        writer.close()
+    assert "unable to open database file" in capsys.readouterr().err
 
 
 def test_a_recording_frozen_at_the_first_format_upgrades_and_keeps_its_rows(tmp_path):
