@@ -125,8 +125,12 @@ def to_line(text: str | bytes) -> bytes:
 
 
 def compact(message: Any) -> bytes:
-    """A JSON value as one line: no whitespace between tokens, UTF-8 kept as is, `\\n` at the end."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+    """A JSON value as one line: no whitespace between tokens, UTF-8 kept as is (all of it escaped when a string
+    holds a lone surrogate, a `\\ud800` either side may send, which UTF-8 cannot carry), `\\n` at the end."""
+    try:
+        return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
 
 
 class SseParser:

@@ -53,7 +53,10 @@ def with_live_id(body: bytes, recorded_id: Any, live_id: Any) -> bytes:
     if span is None or span[2] != recorded_id or isinstance(span[2], bool) != isinstance(recorded_id, bool):
         return body
     start, end, _ = span
-    return (text[:start] + json.dumps(live_id, ensure_ascii=False) + text[end:]).encode("utf-8")
+    try:
+        return (text[:start] + json.dumps(live_id, ensure_ascii=False) + text[end:]).encode("utf-8")
+    except UnicodeEncodeError:  # a live id holding a lone surrogate (a client's "\ud800"): written as escapes
+        return (text[:start] + json.dumps(live_id) + text[end:]).encode("utf-8")
 
 
 def sse_with_live_id(event: bytes, recorded_id: Any, live_id: Any) -> bytes:

@@ -1,5 +1,7 @@
 """The live id replaces the recorded one in a reply, and no other byte of it changes."""
 
+import json
+
 from backchannel.proxy.replay.live_id import sse_with_live_id, with_live_id
 
 
@@ -28,3 +30,9 @@ def test_an_sse_event_gets_the_live_id_in_its_data_line_and_keeps_its_line_endin
     event = b'event: message\r\ndata: {"jsonrpc":"2.0","id":15,"result":{}}\r\n\r\n'
     assert sse_with_live_id(event, 15, 2) == b'event: message\r\ndata: {"jsonrpc":"2.0","id":2,"result":{}}\r\n\r\n'
     assert sse_with_live_id(b": keepalive\n\n", 15, 2) == b": keepalive\n\n"
+
+
+def test_a_live_id_holding_a_lone_surrogate_is_swapped_in_as_its_escape() -> None:
+    swapped = with_live_id(b'{"jsonrpc":"2.0","id":1,"result":{}}', 1, "\ud800")
+    assert swapped == b'{"jsonrpc":"2.0","id":"\\ud800","result":{}}'
+    assert json.loads(swapped)["id"] == "\ud800"
