@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 
-import pytest
 from mitmproxy import http
 
 from backchannel.addons.header_value import header_value
@@ -14,13 +13,13 @@ NAMES = [b"content-type", b"Content-Type", b"CONTENT-TYPE", b"content-length", b
 VALUES = [b"application/json", b"text/event-stream; charset=utf-8", b"", b"\xff\xfe not utf-8", b"a, b", b"\xc3\xa9"]
 
 
-@pytest.mark.parametrize("seed", range(200))
-def test_the_value_is_mitmproxys_own_for_a_random_header_list(seed: int) -> None:
-    rng = random.Random(seed)
-    fields = tuple((rng.choice(NAMES), rng.choice(VALUES)) for _ in range(rng.randrange(0, 7)))
-    headers = http.Headers(fields)
-    for name in (b"content-type", b"content-length", b"x-other", b"missing"):
-        assert header_value(headers, name) == headers.get(name.decode()), fields
+def test_the_value_is_mitmproxys_own_for_random_header_lists() -> None:
+    rng = random.Random(26)
+    for _ in range(500):
+        fields = tuple((rng.choice(NAMES), rng.choice(VALUES)) for _ in range(rng.randrange(0, 7)))
+        headers = http.Headers(fields)
+        for name in (b"content-type", b"content-length", b"x-other", b"missing"):
+            assert header_value(headers, name) == headers.get(name.decode()), fields
 
 
 def test_a_repeated_header_is_folded_as_mitmproxy_folds_it() -> None:

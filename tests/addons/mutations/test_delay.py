@@ -137,7 +137,9 @@ def test_between_events_the_first_event_goes_at_once_and_each_later_one_waits():
         for n, one in enumerate(events):
             if one in chunk:
                 arrivals[n] = at
-    assert arrivals[1] - arrivals[0] >= 0.12 and arrivals[2] - arrivals[1] >= 0.12, arrivals
+    # event n leaves after n pauses, each begun once the one before it was written: so it arrives at least n pauses
+    # after the post (a gap between two arrivals can look shorter when a loaded loop reads the earlier one late)
+    assert arrivals[1] >= 0.12 and arrivals[2] >= 0.24, arrivals
     assert made.made == 0 and made.upstream_body == b": hi\r\n" + b"".join(events)
 
 
