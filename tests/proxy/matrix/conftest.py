@@ -93,7 +93,8 @@ def hostile_judged(tmp_path: Path) -> list[tuple[Input, Recording, Report]]:
 
 # what the browser tests look at: a FAIL and a CONFIRMED probe citing terminal bytes (the flawed toy), beside
 # passing clients of two scenarios. The whole folder's site is built, and held to docs/matrix byte for byte, by
-# test_command.py's README test and test_docs_site.py: judging all 225 references again here would only repeat it.
+# test_command.py's README test (test_docs_site.py holds scripts/build-matrix to the same build): judging all 225
+# references again here would only repeat it.
 BROWSED = (
     "mrtr-provenance-toy-flawed",
     "mrtr-provenance-toy-fixed",
