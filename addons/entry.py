@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from http.client import responses
 from typing import Any
 
@@ -96,7 +96,7 @@ class Backchannel:
     def request(self, flow: http.HTTPFlow) -> None:
         if self.router and self.rewriter and self.recorder:
             self.router.request(flow)
-            self.rewriter.request(flow)
+            self._guarded(flow, "request", self.rewriter.request)
             self.recorder.request(flow)
             if flow.response is None and self.session is not None and self.session.limits.upstream_idle_timeout > 0:
                 self._watch(flow, self.session.limits.upstream_idle_timeout)
@@ -174,7 +174,7 @@ class Backchannel:
         if state is not None and state.idle_timer is not None:
             state.idle_since = time.monotonic()  # the head arrived: the same timer now waits on the body
         if self.rewriter and self.recorder:
-            self.rewriter.responseheaders(flow)
+            self._guarded(flow, "response head", self.rewriter.responseheaders)
             self.recorder.responseheaders(flow)
 
     def response(self, flow: http.HTTPFlow) -> Awaitable[None] | None:
@@ -182,12 +182,24 @@ class Backchannel:
         self._unwatch(flow)  # the response is complete: a hold that follows is the proxy's own wait
         if not (self.rewriter and self.recorder):
             return None
-        hold = self.rewriter.response(flow)
+        hold = self._guarded(flow, "response", self.rewriter.response) or 0.0
         if hold > 0:
             return self._held(flow, hold)
         self.recorder.response(flow)
         self._forget(flow)
         return None
+
+    def _guarded[T](self, flow: http.HTTPFlow, where: str, step: Callable[[http.HTTPFlow], T]) -> T | None:
+        """A Rewriter step whose failure is recorded, not fatal: the Recorder after it still writes the exchange
+        (as it went: a rewrite that raised half way is what the client got), and the flow is still forgotten."""
+        try:
+            return step(flow)
+        except Exception as exc:  # noqa: BLE001 - a hostile message must never cost the recording its exchange
+            state = self.session.flows.get(flow.id) if self.session is not None else None
+            if self.session is not None:
+                detail = f"the rewriter failed on the {where}: {type(exc).__name__}: {exc}"
+                self.session.anomaly(flow.id, state.run_id if state else None, "rewriter-failed", detail, time.time())
+            return None
 
     async def _held(self, flow: http.HTTPFlow, seconds: float) -> None:
         await asyncio.sleep(seconds)  # only this flow waits; mitmproxy serves the others meanwhile

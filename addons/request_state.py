@@ -47,7 +47,7 @@ def verify(key: bytes, token: str) -> dict[str, Any]:
         raise StateRejected("requestState is malformed (expected two dot-separated parts after the prefix)")
     body, tag = parts
     expected = _b64(hmac.new(key, body.encode("ascii", "replace"), hashlib.sha256).digest())
-    if not hmac.compare_digest(expected, tag):
+    if not hmac.compare_digest(expected.encode("ascii"), tag.encode("utf-8", "surrogatepass")):  # any text
         raise StateRejected("requestState was modified: its integrity tag does not match")
     try:
         claims = json.loads(_unb64(body))

@@ -14,6 +14,8 @@ from typing import Any
 
 from mitmproxy import http
 
+from backchannel.recordings.json_form import escape_surrogates
+
 from . import request_state
 from .header_value import header_value
 from .hold import HoldServer, HoldTicket
@@ -165,9 +167,12 @@ class Rewriter:
 
     def transform_text(self, state: FlowState, text: str, sse_idx: int | None = None) -> str | StreamCut | None:
         """What the client gets for one JSON-RPC message from upstream: new text, a cut, or None (unchanged)."""
-        return rewrite_response(
+        new = rewrite_response(
             text, state.request, state.active, self._mint(state), state.applied, state.injections, sse_idx=sse_idx
         )
+        # a mutation's output re-serialises what the upstream sent: a lone surrogate it held (a "\\ud800", decoded)
+        # goes back as its escape, the same JSON, so the text encodes to the wire and is recorded as sent
+        return escape_surrogates(new) if isinstance(new, str) else new
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)

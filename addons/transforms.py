@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from backchannel.recordings.json_form import escape_surrogates
 from backchannel.recordings.mutation_records import MutationRecord
 
 from .jsonrpc import loads
@@ -19,7 +20,9 @@ KEEPALIVE = b":\r\n"
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON text, UTF-8 kept as is; a lone surrogate (a peer's "\\ud800", decoded) written as its escape,
+    so the text always encodes to the wire."""
+    return escape_surrogates(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
 
 
 def answers(request: dict[str, Any] | None, payload: Any) -> bool:
@@ -78,7 +81,7 @@ def rewrite_response(
 def sse_event(text: str) -> bytes:
     """One SSE `message` event carrying a JSON text (split into data lines if it has line breaks)."""
     lines = "".join(f"data: {line}\r\n" for line in text.splitlines() or [""])
-    return f"event: message\r\n{lines}\r\n".encode()
+    return escape_surrogates(f"event: message\r\n{lines}\r\n").encode()  # text from a body read leniently too
 
 
 def progress_event(token: str | int, progress: int) -> bytes:

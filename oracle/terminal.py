@@ -205,7 +205,7 @@ SCREEN = "screen"  # a Sighting's stream when it was seen on a rendered screen
 
 def screen_sighting(rec: Recording, run_id: str, needle: str) -> Sighting | None:
     """The first screen snapshot showing `needle` (a line wrap and its indentation ignored), with its time."""
-    wanted = needle.encode("utf-8")
+    wanted = needle.encode("utf-8", "surrogatepass")  # a peer's lone surrogate: bytes no screen shows
     if not wanted:
         return None
     for snapshot in screens_in(rec, run_id):
@@ -227,7 +227,7 @@ def screen_text_until(rec: Recording, run_id: str, until: float | None) -> str:
 
 def sighting_in(rec: Recording, run_id: str, name: str, needle: str) -> Sighting | None:
     """Where `needle` first appeared in one stream (escapes and line wraps ignored), and when its last byte was read."""
-    wanted = needle.encode("utf-8")
+    wanted = needle.encode("utf-8", "surrogatepass")  # a peer's lone surrogate: bytes no screen shows
     if not wanted:
         return None
     read = chunks(rec, run_id, name)

@@ -355,15 +355,23 @@ class RecordingWriter:
                 sql, values = self._failed_row(exc)
             try:
                 conn.execute(sql, values)
-            except UnicodeEncodeError:
-                # text holding a lone surrogate (a JSON "\ud800" a client or server sent, decoded): SQLite takes only
-                # UTF-8, and one such value must not stop the recording; stored with each one as its \uXXXX escape
-                conn.execute(sql, [escape_surrogates(v) if isinstance(v, str) else v for v in values])
+            except (UnicodeEncodeError, OverflowError):
+                # a value a client or server chose that SQLite cannot hold must not stop the recording: text with a
+                # lone surrogate (a JSON "\ud800", decoded) is stored with each as its \uXXXX escape (UTF-8 only);
+                # a whole number past 64 bits (an HTTP status of 10**20) as NULL, said in an anomaly
+                storable, dropped = _storable(values)
+                conn.execute(sql, storable)
+                if dropped:
+                    detail = f"numbers past SQLite's 64-bit integers stored as NULL: {', '.join(dropped)}"
+                    conn.execute(*self._anomaly_row("value-out-of-range", detail))
             done += 1
         return done
 
     def _failed_row(self, exc: Exception) -> tuple[str, Sequence[object]]:
-        row = AnomalyRow(kind="recorder-failed", detail=f"a row could not be made: {type(exc).__name__}: {exc}")
+        return self._anomaly_row("recorder-failed", f"a row could not be made: {type(exc).__name__}: {exc}")
+
+    def _anomaly_row(self, kind: str, detail: str) -> tuple[str, Sequence[object]]:
+        row = AnomalyRow(kind=kind, detail=detail)
         sql, rules = self._prepared(AnomalyRow) or self._prepare_insert(AnomalyRow, row.TABLE, row.COLUMNS)
         return sql, cell_rules.redacted(rules, row.values())
 
@@ -373,6 +381,32 @@ class RecordingWriter:
             item = self._items.popleft()
             if item is not _STOP and item[0] == _FLUSH:
                 item[1].set()
+
+
+_SQLITE_INTEGERS = range(-(2**63), 2**63)
+
+
+def _storable(values: Sequence[object]) -> tuple[list[object], list[str]]:
+    """A row's values as SQLite can hold them, and the numbers that had to go (each cut to 40 digits)."""
+    out: list[object] = []
+    dropped: list[str] = []
+    for value in values:
+        if isinstance(value, str):
+            value = escape_surrogates(value)
+        elif isinstance(value, int) and not isinstance(value, bool) and value not in _SQLITE_INTEGERS:
+            dropped.append(_digits(value))
+            value = None
+        out.append(value)
+    return out, dropped
+
+
+def _digits(number: int) -> str:
+    sign = "-" if number < 0 else ""
+    try:
+        text = str(abs(number))
+    except ValueError:  # more digits than Python converts
+        return f"{sign}(a number of {number.bit_length()} bits)"
+    return sign + (text if len(text) <= 40 else f"{text[:40]}... ({len(text)} digits)")
 
 
 __all__ = ["RecordingWriter", "create", "finalize", "format_version", "upgrade", "MIGRATION_SET"]

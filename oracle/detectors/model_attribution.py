@@ -95,7 +95,7 @@ def occurrences_in(context: ModelContext, token: str, names: ServerNames) -> Ite
             continue
         at = segment.text.find(token)
         while at >= 0:
-            offset = len(segment.text[:at].encode("utf-8"))
+            offset = len(segment.text[:at].encode("utf-8", "surrogatepass"))
             yield ModelOccurrence(context.seq, segment, offset, *judge(segment, at, names))
             at = segment.text.find(token, at + 1)
 

@@ -239,3 +239,32 @@ def test_running_starts_the_hold_server_and_announces_readiness_and_done_stops_i
     info = run_bounded(scenario())
     assert info["pid"] == os.getpid() and info["proxy_port"] == 8080
     assert info["hold_port"] > 0 and info.get("refused_after_done")
+
+
+def test_a_rewriter_step_that_raises_is_an_anomaly_and_the_exchange_is_still_recorded(
+    backchannel: Backchannel, runs: Runs, monkeypatch: pytest.MonkeyPatch
+):
+    run_id = runs.add({"mutations": []}, upstream="http://127.0.0.1:8123/mcp")
+
+    def broken(self: Any, flow: http.HTTPFlow) -> None:
+        raise TypeError("a hostile message the rewriter did not expect")
+
+    async def scenario() -> Recording:
+        with taddons.context(backchannel) as tctx:
+            tctx.configure(backchannel, backchannel_recording=str(runs.path))
+            assert backchannel.rewriter is not None
+            monkeypatch.setattr(type(backchannel.rewriter), "request", broken)
+            monkeypatch.setattr(type(backchannel.rewriter), "response", broken)
+            await exchange(tctx, backchannel, run_id, CALL, RESULT)
+            assert backchannel.session is not None and not backchannel.session.flows  # forgotten all the same
+            backchannel.session.writer.flush()
+            return load(runs.path)
+
+    rec = run_bounded(scenario())
+    assert len(rec.exchanges) == 1 and rec.exchanges[0].status == 200
+    assert [m.direction for m in rec.messages] == ["to-server", "to-client"]
+    details = [a.detail for a in rec.anomalies if a.kind == "rewriter-failed"]
+    assert details == [
+        "the rewriter failed on the request: TypeError: a hostile message the rewriter did not expect",
+        "the rewriter failed on the response: TypeError: a hostile message the rewriter did not expect",
+    ]

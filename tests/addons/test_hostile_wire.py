@@ -162,3 +162,41 @@ def test_a_lone_surrogate_escape_from_either_side_is_recorded_and_the_recording_
     assert all("\ud800" not in method and "\ud83d" not in method for method in methods)
     if b'"method":"\\ud800"' in body:
         assert "\\ud800" in methods
+
+
+def test_an_http_status_past_64_bits_is_recorded_as_null_with_an_anomaly_and_the_recording_goes_on(rig: Rig):
+    run_id = rig.runs.add()
+    flow = rig.flow(run_id, wire(CALL))
+    rig.send(flow)
+    rig.reply(flow, upstream_response(wire(RESULT), status=10**20))  # mitmproxy parses any run of digits
+    rig.finish(flow)
+    rig.exchange(run_id, CALL, RESULT)
+    rec = rig.recording()
+    assert [e.status for e in rec.exchanges] == [None, 200]
+    [anomaly] = [a for a in rec.anomalies if a.kind == "value-out-of-range"]
+    assert "100000000000000000000" in anomaly.detail
+    assert_whole(rig, 2)
+
+
+MALFORMED = {"mutations": [{"match": CALLS, "kind": "malformed", "shape": "wrong-id"}]}
+JSON_TO_SSE = {"mutations": [{"match": CALLS, "kind": "json-to-sse"}]}
+
+
+@pytest.mark.parametrize("plan", [MALFORMED, INJECT, JSON_TO_SSE])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b'{"jsonrpc":"2.0","id":1,"result":{"x":"\\ud800","_meta":{"y":"\\udfff"}}}',
+        b'{"jsonrpc":"2.0","id":1,"result":{"x":"\xff"}}',
+    ],
+)
+def test_a_rewrite_of_an_answer_holding_a_lone_surrogate_or_a_stray_byte_reaches_the_client_as_utf8(
+    rig: Rig, plan: dict[str, Any], answer: bytes
+):
+    run_id = rig.runs.add(plan)
+    flow = rig.exchange(run_id, CALL, answer)
+    assert flow.response is not None
+    sent = flow.response.raw_content or b""
+    sent.decode("utf-8")  # what the client got is UTF-8 whatever the upstream sent
+    assert_whole(rig, 1)
+    assert [a.kind for a in rig.recording().anomalies if a.kind == "rewriter-failed"] == []

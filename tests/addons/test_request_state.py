@@ -30,3 +30,10 @@ def test_a_state_without_our_prefix_is_not_ours():
     assert not request_state.is_ours(None)
     with pytest.raises(request_state.StateRejected, match="malformed"):
         request_state.verify(KEY, "bc1.only-one-part")
+
+
+@pytest.mark.parametrize("tag", ["\u00e9", "\ud800", "x\u4e2d"])
+def test_a_state_whose_tag_is_not_ascii_is_rejected_not_a_crash(tag):
+    body = request_state.mint(KEY, {"run": "a"}).rsplit(".", 1)[0]
+    with pytest.raises(request_state.StateRejected, match="modified"):
+        request_state.verify(KEY, f"{body}.{tag}")

@@ -77,9 +77,9 @@ def _judge_run(rec: Recording, run: Run, messages: list[bytes], named: list[Evid
         found = elicitation(rec, run, tool)
         message = found.params.get("message") if found else None
         if isinstance(message, str) and message:
-            mine.append(message[:40].encode())
+            mine.append(message[:40].encode("utf-8", "surrogatepass"))
     messages += mine
-    names = [name.encode() for name in server_names(rec, run)]
+    names = [name.encode("utf-8", "surrogatepass") for name in server_names(rec, run)]
     for stream in streams(rec, run.id):
         for needle in mine:
             at = stream.data.find(needle)

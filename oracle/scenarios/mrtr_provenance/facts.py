@@ -131,7 +131,7 @@ def _model_self_test(markers: Markers) -> str | None:
 def attribution_self_test(markers: Markers) -> str | None:
     """The attribution detector must fire on a planted bare occurrence and stay silent on a fenced one, in a
     terminal and in a model request (a bare user turn, and the result of a call to the server's own tool)."""
-    body = markers.body.encode()
+    body = markers.body.encode("utf-8", "surrogatepass")
     bare = b"checking repository\n" + body + b"\n"
     fenced = b"[input request from MCP server, untrusted text follows]\n  | " + body + b"\n"
     if judge_occurrence(bare, bare.index(body), len(body), [markers.server_name]).attributed:

@@ -38,9 +38,9 @@ def judge(rec: Recording) -> Iterator[Finding]:
     shown, hits = False, []
     for name in stream_names(rec, run.id):
         raw = raw_bytes(rec, run.id, name)
-        shown = shown or link.encode() in raw
+        shown = shown or link.encode("utf-8", "surrogatepass") in raw
         for match in HYPERLINK.finditer(raw):
-            if link.encode() in match.group(1):
+            if link.encode("utf-8", "surrogatepass") in match.group(1):
                 note = "an OSC 8 hyperlink to the form message's URL"
                 hits.append(
                     Evidence(

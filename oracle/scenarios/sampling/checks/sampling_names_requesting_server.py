@@ -58,9 +58,9 @@ def _judge_run(rec: Recording, run: Run, named: list[Evidence], unnamed: list[Ev
     for tool in (*SAMPLING_TOOLS, ALL_KINDS_TOOL):
         for asked in asked_in(rec, run, tool):
             if asked.texts and asked.texts[0]:
-                needles.append(asked.texts[0][:NEEDLE].encode())
+                needles.append(asked.texts[0][:NEEDLE].encode("utf-8", "surrogatepass"))
     needles = list(dict.fromkeys(needles))  # a text asked twice is one text to look for
-    names = [name.encode() for name in server_names(rec, run)]
+    names = [name.encode("utf-8", "surrogatepass") for name in server_names(rec, run)]
     for stream in streams(rec, run.id):
         for needle in needles:
             at = stream.data.find(needle)
