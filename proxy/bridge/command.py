@@ -19,6 +19,7 @@ import typer
 
 from backchannel.proxy.bridge.forwarder import DEFAULT_TIMEOUT_S, Forwarder, LineWriter, Log
 from backchannel.proxy.bridge.framing import error_line, read_line, top_level_members
+from backchannel.recordings.safe_text import neutralise
 
 DEFAULT_DRAIN_S = 10.0
 # the longest line forwarded: the proxy's own default bound on a body (--max-body), so one line is one message and
@@ -41,7 +42,8 @@ def standalone_argv(url: str) -> list[str]:
 
 
 def stderr_log(text: str) -> None:
-    print(f"backchannel bridge: {text}", file=sys.stderr, flush=True)
+    # a log line may quote the server (an error's message): its control characters are shown, never acted on
+    print(f"backchannel bridge: {neutralise(text)}", file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from backchannel.proxy.bridge.command import (
     refuse_too_long,
     run_bridge,
     standalone_argv,
+    stderr_log,
     stdio_argv,
 )
 from backchannel.proxy.bridge.forwarder import LineWriter
@@ -258,3 +259,10 @@ def test_the_cli_form_runs_the_same_bridge(endpoint):
     done = subprocess.run(stdio_argv(endpoint.url), input=modern(1, "tools/list"), capture_output=True, timeout=WAIT_S)
     assert done.returncode == 0, done.stderr
     assert [m["id"] for m in lines_of(done.stdout)] == [1]
+
+
+def test_a_log_line_quoting_the_server_shows_its_control_characters_instead_of_acting_on_them(capsys):
+    stderr_log("dropped an error without an id: \x1b]8;;https://evil.test\x07click\x1b]8;;\x07 \u202eexe.txt")
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err and "\u202e" not in err
+    assert "\\x1b]8;;https://evil.test\\x07click" in err and "\\u202e" in err
