@@ -82,7 +82,7 @@ def _fetch(ticket: HoldTicket) -> None:
     conn = _connection(ticket)
     try:
         ticket.upstream_body = _request(conn, ticket).read()
-    except (OSError, http.client.HTTPException) as exc:
+    except (OSError, http.client.HTTPException, ValueError) as exc:  # ValueError: a path http.client cannot send
         ticket.upstream_error = f"{type(exc).__name__}: {exc}"
     finally:
         conn.close()
@@ -98,7 +98,7 @@ def _stream(ticket: HoldTicket, loop: asyncio.AbstractEventLoop, queue: asyncio.
         while chunk := response.read1(_READ):
             body += chunk
             loop.call_soon_threadsafe(queue.put_nowait, chunk)
-    except (OSError, http.client.HTTPException) as exc:
+    except (OSError, http.client.HTTPException, ValueError) as exc:  # ValueError: a path http.client cannot send
         ticket.upstream_error = f"{type(exc).__name__}: {exc}"
     finally:
         ticket.upstream_body = bytes(body)

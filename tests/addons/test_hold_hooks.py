@@ -262,3 +262,22 @@ def test_many_held_requests_wait_on_their_upstream_at_once_none_queued_behind_an
     answers = run_bounded(scenario())
     assert len(arrived) == count
     assert all(head.startswith(b"HTTP/1.1 200 OK") and wire(RESULT) in body for head, body in answers)
+
+
+def test_a_path_http_client_cannot_send_is_said_in_the_held_answer_not_as_a_missing_status(rig: Rig):
+    holds = rig.addons.holds
+
+    async def scenario() -> bytes:
+        upstream, upstream_port = await serve(answering(wire(RESULT)))
+        await holds.start()
+        try:
+            _, body = await post(holds.port, holds.issue(ticket(upstream_port, path="/mcp/\u00e9t\u00e9")), b"")
+            return body
+        finally:
+            await holds.stop()
+            upstream.close()
+            await upstream.wait_closed()
+
+    [answer] = events(run_bounded(scenario()))
+    assert answer["id"] == 1 and "UnicodeEncodeError" in answer["error"]["message"]
+    assert "HTTP None" not in answer["error"]["message"]
