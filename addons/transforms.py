@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from backchannel.recordings.json_form import escape_surrogates
+from backchannel.recordings.json_form import escape_surrogates, json_text
 from backchannel.recordings.mutation_records import MutationRecord
 
 from .jsonrpc import loads
@@ -21,8 +20,8 @@ KEEPALIVE = b":\r\n"
 
 def dumps(value: Any) -> str:
     """Compact JSON text, UTF-8 kept as is; a lone surrogate (a peer's "\\ud800", decoded) written as its escape,
-    so the text always encodes to the wire."""
-    return escape_surrogates(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+    so the text always encodes to the wire: the recording's own JSON form."""
+    return json_text(value)
 
 
 def answers(request: dict[str, Any] | None, payload: Any) -> bool:

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from backchannel.recordings.json_form import json_text
+
 
 class NotAMessage(ValueError):
     """Bytes that cannot go on the client's stdout: not UTF-8 JSON, or JSON that is neither an object nor a batch."""
@@ -125,12 +127,9 @@ def to_line(text: str | bytes) -> bytes:
 
 
 def compact(message: Any) -> bytes:
-    """A JSON value as one line: no whitespace between tokens, UTF-8 kept as is (all of it escaped when a string
-    holds a lone surrogate, a `\\ud800` either side may send, which UTF-8 cannot carry), `\\n` at the end."""
-    try:
-        return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
-    except UnicodeEncodeError:
-        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+    """A JSON value as one line: no whitespace between tokens, UTF-8 kept as is (a lone surrogate, a `\\ud800` either
+    side may send, which UTF-8 cannot carry, as its escape), `\\n` at the end."""
+    return json_text(message).encode("utf-8") + b"\n"
 
 
 class SseParser:

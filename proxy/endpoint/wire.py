@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
+from backchannel.recordings.json_form import json_text
+
 MODERN_VERSION = "2026-07-28"
 SUPPORTED_MODERN_VERSIONS = (MODERN_VERSION,)
 LEGACY_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -74,11 +76,8 @@ def result_response(request_id: object, result: dict[str, Any]) -> dict[str, Any
 
 
 def dumps(message: dict[str, Any]) -> bytes:
-    """Compact JSON bytes; falls back to ASCII escapes when a string holds a lone surrogate."""
-    try:
-        return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(message, separators=(",", ":")).encode("ascii")
+    """Compact JSON bytes, UTF-8 kept as is; a lone surrogate written as its escape (json_text)."""
+    return json_text(message).encode("utf-8")
 
 
 def sse_event(message: dict[str, Any]) -> bytes:

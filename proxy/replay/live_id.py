@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from backchannel.recordings.json_form import json_text
+
 _DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
 
@@ -53,10 +55,8 @@ def with_live_id(body: bytes, recorded_id: Any, live_id: Any) -> bytes:
     if span is None or span[2] != recorded_id or isinstance(span[2], bool) != isinstance(recorded_id, bool):
         return body
     start, end, _ = span
-    try:
-        return (text[:start] + json.dumps(live_id, ensure_ascii=False) + text[end:]).encode("utf-8")
-    except UnicodeEncodeError:  # a live id holding a lone surrogate (a client's "\ud800"): written as escapes
-        return (text[:start] + json.dumps(live_id) + text[end:]).encode("utf-8")
+    # json_text: a live id holding a lone surrogate (a client's "\ud800") is written as its escape
+    return (text[:start] + json_text(live_id) + text[end:]).encode("utf-8")
 
 
 def sse_with_live_id(event: bytes, recorded_id: Any, live_id: Any) -> bytes:

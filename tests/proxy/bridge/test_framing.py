@@ -123,9 +123,10 @@ def test_the_top_level_members_of_a_cut_line_are_read_without_taking_a_nested_id
 
 def test_a_message_holding_a_lone_surrogate_escape_still_becomes_one_line_of_the_same_json() -> None:
     # a server's "\ud800" spread over lines is re-serialised; UTF-8 cannot carry the decoded character, so the line
-    # writes it (and only then everything) as escapes: the same JSON value
+    # writes it as its escape, the rest as it was: the same JSON value
     body = b'{"jsonrpc":"2.0",\n"id":1,"result":{"x":"\\ud800","y":"\xc3\xa9"}}'
     line = to_line(body)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert json.loads(line) == json.loads(body)
+    assert b"\\ud800" in line and "\u00e9".encode() in line  # only the surrogate escaped; the rest kept as UTF-8
     assert json.loads(error_line("\ud800", -32603, "no answer"))["id"] == "\ud800"
