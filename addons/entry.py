@@ -195,8 +195,8 @@ class Backchannel:
         try:
             return step(flow)
         except Exception as exc:  # noqa: BLE001 - a hostile message must never cost the recording its exchange
-            state = self.session.flows.get(flow.id) if self.session is not None else None
             if self.session is not None:
+                state = self.session.flows.get(flow.id)
                 detail = f"the rewriter failed on the {where}: {type(exc).__name__}: {exc}"
                 self.session.anomaly(flow.id, state.run_id if state else None, "rewriter-failed", detail, time.time())
             return None

@@ -274,11 +274,6 @@ class RecordingWriter:
         if self._failure is not None:
             self.refuse_if_failed()
 
-    @property
-    def failed(self) -> bool:
-        """Whether the writer stopped on a failure (said on stderr as it happened)."""
-        return self._failure is not None
-
     def _loop(self) -> None:
         conn: sqlite3.Connection | None = None
         try:
