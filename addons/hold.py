@@ -21,6 +21,7 @@ import json
 import secrets
 import socket
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -116,9 +117,10 @@ class HoldServer:
         self.tickets: dict[str, HoldTicket] = {}
         self.port = 0
         self._server: asyncio.Server | None = None
-        self._fetchers = ThreadPoolExecutor(max_workers=FETCHERS, thread_name_prefix="backchannel-hold")
+        self._fetchers: ThreadPoolExecutor | None = None  # from start to stop: its threads end with the server
 
     async def start(self) -> None:
+        self._fetchers = ThreadPoolExecutor(max_workers=FETCHERS, thread_name_prefix="backchannel-hold")
         self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
         self.port = self._server.sockets[0].getsockname()[1]
 
@@ -130,6 +132,15 @@ class HoldServer:
     async def stop(self) -> None:
         if self._server is not None:
             self._server.close()
+        if self._fetchers is not None:  # idle threads end now; a fetch still running ends with its upstream's body
+            self._fetchers.shutdown(wait=False)
+            self._fetchers = None
+
+    def _in_thread(self, fetch: Callable[..., None], *args: Any) -> asyncio.Future[None]:
+        """`fetch(*args)` on one of the server's threads (RuntimeError: the server was stopped meanwhile)."""
+        if self._fetchers is None:
+            raise RuntimeError("the hold server was stopped")
+        return asyncio.get_running_loop().run_in_executor(self._fetchers, fetch, *args)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         sock = writer.get_extra_info("socket")
@@ -150,8 +161,15 @@ class HoldServer:
                 writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 return
             await (self._hold(ticket, writer) if ticket.hold else self._relay(ticket, writer))
-        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ValueError):
-            return  # the proxy side went away; the Recorder sees the flow's error
+        except (
+            OSError,
+            asyncio.IncompleteReadError,
+            asyncio.LimitOverrunError,
+            TimeoutError,
+            ValueError,
+            RuntimeError,  # the server was stopped before this request's fetch began (_in_thread)
+        ):
+            return  # the proxy side went away, or the server stopped; the Recorder sees the flow's error
         finally:
             writer.close()
 
@@ -161,7 +179,7 @@ class HoldServer:
             b"X-Accel-Buffering: no\r\nConnection: close\r\n\r\n"
         )
         await writer.drain()
-        fetch = asyncio.get_running_loop().run_in_executor(self._fetchers, _fetch, ticket)
+        fetch = self._in_thread(_fetch, ticket)
         began = time.monotonic()
         deadline = began + ticket.hold_ms / 1000
         interval = ticket.keepalive_ms / 1000
@@ -203,8 +221,7 @@ class HoldServer:
     async def _relay(self, ticket: HoldTicket, writer: asyncio.StreamWriter) -> None:
         queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         # the thread ends on its own when the upstream's body does, even if the proxy side went away meanwhile
-        loop = asyncio.get_running_loop()
-        fetch = loop.run_in_executor(self._fetchers, _stream, ticket, loop, queue)
+        fetch = self._in_thread(_stream, ticket, asyncio.get_running_loop(), queue)
         if await queue.get() is None:  # no head: the upstream could not be reached
             message = f"backchannel relay: the upstream failed: {ticket.upstream_error}"
             status, body = proxy_error({"id": ticket.request_id}, INTERNAL_ERROR, message, upstream_failed=True)

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from backchannel.addons.hold import HoldTicket
-from tests.addons.conftest import CALL, CALLS, RESULT, Rig, run_bounded, upstream_response, wire
+from tests.addons.conftest import CALL, CALLS, RESULT, WAIT_S, Rig, run_bounded, upstream_response, wire
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -262,6 +264,12 @@ def test_many_held_requests_wait_on_their_upstream_at_once_none_queued_behind_an
     answers = run_bounded(scenario())
     assert len(arrived) == count
     assert all(head.startswith(b"HTTP/1.1 200 OK") and wire(RESULT) in body for head, body in answers)
+    # and the stopped server's threads end with it (none left waiting for work in the test's process)
+    fetchers = [thread for thread in threading.enumerate() if thread.name.startswith("backchannel-hold")]
+    deadline = time.monotonic() + WAIT_S  # one bound for all of them
+    for thread in fetchers:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    assert not [thread.name for thread in fetchers if thread.is_alive()]
 
 
 def test_a_path_http_client_cannot_send_is_said_in_the_held_answer_not_as_a_missing_status(rig: Rig):
