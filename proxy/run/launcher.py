@@ -191,7 +191,8 @@ def serve(tool: str = "mitmdump") -> None:
     from backchannel.proxy.run.reaper import die_with_parent
 
     mark("mitmdump-serving")
-    one_cpu.keep_to_one_cpu()  # before any thread starts: every thread of the proxy shares the core (one_cpu.py)
+    if tool == "mitmdump":  # before any thread starts: every thread of the proxy shares the core (one_cpu.py)
+        one_cpu.keep_to_one_cpu()  # not mitmweb: a UI a person drives beside a browser is left to the kernel
     parent, marker, labs = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     del sys.argv[1:4]
     stopping.parent_pid = parent
