@@ -142,6 +142,20 @@ class Recorder:
             )
         )
 
+    def _unread(self, flow_id: str, run_id: str | None, item: SseItem, idx: int, t: float) -> None:
+        """An item too large to hold went to the client as it came: its row keeps its first bytes; an event's data was
+        never read, so the messages it carried are in no row (the harness reports that as ERROR)."""
+        hold = self.session.limits.max_held
+        what = "comment line" if item.kind == "comment" else "event"
+        detail = f"SSE item {idx}, {what} of {item.oversize} bytes, over the {hold}-byte hold limit (--max-body)"
+        if item.kind == "comment":
+            kept = len(item.upstream_raw)
+            self.session.anomaly(flow_id, run_id, "sse-event-over-limit", f"{detail}: stored up to {kept} bytes", t)
+            return
+        ended = "" if item.kind == "event" else "; the stream ended inside it"
+        detail += f": passed to the client unread and unrewritten{ended}"
+        self.session.anomaly(flow_id, run_id, "sse-event-unread", detail, t)
+
     def _cap(self, state: FlowState, body: bytes, what: str, limit: int | None = None, t: float | None = None) -> bytes:
         """A body as stored: up to the limit, with an anomaly when it was cut (the client got all of it); `t` is when
         the body passed, for a cut found later on the writer thread."""
@@ -218,6 +232,9 @@ class Recorder:
                 t=t,
             )
         )
+        if item.oversize:
+            self._unread(flow_id, run_id, item, idx, t)
+            return
         if item.kind == "truncated":
             detail = f"stream ended inside an event ({len(item.upstream_raw)} bytes held)"
             self.session.anomaly(flow_id, run_id, "truncated-sse", detail, t)

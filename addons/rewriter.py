@@ -205,6 +205,9 @@ class Rewriter:
                 on_item=lambda item: self._sse_item(flow, state, item),
                 hold_fields=step.hold_events,
                 limit=step.cut_after,
+                # an upstream's event is held whole to be read and rewritten, up to a bound: past it, it passes unread
+                max_held=self.session.limits.max_held,
+                keep=self.session.limits.max_sse_event,
             )
         elif step.cut_after is not None:
             flow.response.stream = BodyCut(step.cut_after, state.upstream_sse, state.client_sse)
@@ -217,8 +220,9 @@ class Rewriter:
         if ticket is not None and state.sse_items < ticket.made:
             item = dataclasses.replace(item, made_by=HoldRecord.KIND)  # the relay's own keep-alive or progress
         cap = self.session.limits.max_body  # the stream's bodies are stored up to it (the Recorder flags the cut)
-        state.client_sse_bytes += len(item.client_raw)
-        state.upstream_sse_bytes += len(item.upstream_raw)
+        whole = item.oversize or len(item.upstream_raw)  # a too-large item keeps only its first bytes
+        state.client_sse_bytes += whole if item.client_raw is item.upstream_raw else len(item.client_raw)
+        state.upstream_sse_bytes += whole
         if len(state.upstream_sse) < cap:
             state.upstream_sse += item.upstream_raw[: cap - len(state.upstream_sse)]
         if len(state.client_sse) < cap:

@@ -43,6 +43,13 @@ class Limits:
     # (HTTP 504, or an SSE event ending a stream that owed a response); 0: off
     upstream_idle_timeout: float = 60.0
 
+    @property
+    def max_held(self) -> int:
+        """The most bytes of one SSE event the proxy holds to read and rewrite it whole: past it, the event goes to the
+        client as it arrives, unread. Raising either storage limit raises it; a lowered one never makes it smaller than
+        the text stored per event."""
+        return max(self.max_body, self.max_sse_event)
+
 
 def limit_options(limits: Limits) -> list[str]:
     """The mitmdump `--set` arguments that hand these limits to the addon (entry.py declares the options)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -10,6 +11,7 @@ _BOM = b"\xef\xbb\xbf"
 _CR = 0x0D
 _LF = 0x0A
 _COLON = 0x3A
+_BREAK = re.compile(rb"\r\n|\r|\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +31,9 @@ class SseItem:
     made_by: str | None = None  # the mutation kind, when the proxy made this item itself (a hold's keep-alive)
     cut_by: str | None = None  # the mutation kind that kept this item, or its tail, from the client
     client_data: str | None = None  # when changed: the data the client's SSE parser reads
+    # when the item was too large to hold: its whole size in bytes. It went to the client as it arrived, unread and
+    # unrewritten (data is None); upstream_raw and client_raw keep only its first bytes
+    oversize: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +80,17 @@ class SseLineSplitter:
             self._cr = last[-1] == _CR
         return lines
 
+    @property
+    def size(self) -> int:
+        """Bytes of the partial line held."""
+        return sum(map(len, self._parts))
+
+    def peek(self) -> bytes:
+        """The partial line held, left held."""
+        if len(self._parts) > 1:
+            self._parts = [b"".join(self._parts)]
+        return self._parts[0] if self._parts else b""
+
     def flush(self) -> bytes:
         rest = b"".join(self._parts)
         self._parts = []
@@ -97,6 +113,10 @@ class SseRewriter:
     ``limit`` is how many bytes the client gets in all; past it nothing goes out, and the item straddling it
     is reported with the prefix the client got (a comment held inside an event counts where it was reported).
     At end of stream any open event (even one with only event:/id: lines) is reported as "truncated".
+    ``max_held`` bounds what an upstream can make the proxy hold: a line that would take an event's bytes in memory
+    (or a comment line's own) past it sends what was held on in upstream order, and the rest of that event (or
+    line) goes to the client as it arrives: never given to the transform, reported once it ends as one item with
+    ``oversize`` set and data None, keeping only its first ``keep`` bytes (default ``max_held``).
     """
 
     __slots__ = (
@@ -114,11 +134,22 @@ class SseRewriter:
         "_data_term",
         "_event",
         "_id",
+        "_size",
         "_hold_fields",
         "_cut",
         "_budget",
         "_budget_by",
         "_sink",
+        "_max_held",
+        "_keep",
+        "_passing",
+        "_pass_len",
+        "_pass_cr",
+        "_pass_ending",
+        "_pass_kept",
+        "_pass_total",
+        "_pass_client",
+        "_pass_cut_by",
     )
 
     def __init__(
@@ -129,6 +160,8 @@ class SseRewriter:
         hold_fields: bool = False,
         limit: int | None = None,
         limit_by: str = "disconnect",
+        max_held: int | None = None,
+        keep: int | None = None,
     ) -> None:
         self._transform = transform
         self._on_item = on_item
@@ -140,6 +173,16 @@ class SseRewriter:
         self._budget = limit  # bytes the client may still get (None: no limit)
         self._budget_by = limit_by
         self._sink: list[bytes] = []  # where lines go once the stream is cut
+        self._max_held = max_held  # the most bytes of one event (or line) held in memory; None: no bound
+        self._keep = (max_held or 0) if keep is None else keep  # bytes of a too-large item kept for its report
+        self._passing: Literal["event", "comment"] | None = None  # what is passing through unheld, if anything
+        self._pass_len = 0  # bytes of the current line so far, while passing
+        self._pass_cr = False  # the bytes passed so far ended in a \r that a \n may yet join
+        self._pass_ending = False  # the passing item ended in that \r
+        self._pass_kept = bytearray()
+        self._pass_total = 0
+        self._pass_client: int | None = None  # how many of the passing item's bytes the client may get (None: all)
+        self._pass_cut_by: str | None = None
         self._reset_event()
 
     def _reset_event(self) -> None:
@@ -152,28 +195,23 @@ class SseRewriter:
         self._data_term = b"\n"
         self._event: bytes | None = None
         self._id: bytes | None = None
+        self._size = 0  # bytes of the event in memory: its field lines and the comments held behind its data
 
     @property
     def items(self) -> int:
         return self._count
 
+    @property
+    def held(self) -> int:
+        """Bytes of the stream held in memory now, beyond what a too-large item keeps for its report."""
+        return self._size + self._split.size
+
     def __call__(self, chunk: bytes) -> list[bytes]:
         out: list[bytes] = []
         if chunk:
-            for line in self._split.feed(chunk):
-                self._line(line, out if self._cut is None else self._sink)
+            self._take(chunk, out)
         else:
-            # End of message: a leftover is either unterminated or ends in a \r that is now final.
-            rest = self._split.flush()
-            if rest:
-                self._line(rest, out if self._cut is None else self._sink)
-            if self._open:
-                sink = out if self._cut is None else self._sink
-                sink.extend(self._held)
-                raw = b"".join(self._raw)
-                self._report("truncated", raw, raw, self._joined_data(), False, sink)
-            self._reset_event()
-            self._first_line = True
+            self._finish(out)
         self._sink.clear()
         if not out:
             return []  # an empty list tells mitmproxy to write nothing yet
@@ -185,9 +223,155 @@ class SseRewriter:
             self._budget = max(0, self._budget - len(frame))
         return [frame] if frame else []
 
+    def _to(self, out: list[bytes]) -> list[bytes]:
+        return out if self._cut is None else self._sink
+
+    def _take(self, data: bytes, out: list[bytes]) -> None:
+        while data:
+            if self._passing is not None:
+                data = self._pass(data, out)
+                continue
+            data = self._lines(self._split.feed(data), out)
+            if not data and self._split.size and self._too_big(self._split.size) and self._decided(self._split.peek()):
+                data = self._split.flush()  # a line that does not end yet has made its event too large to hold
+                self._start_pass(data, out)
+
+    def _lines(self, lines: list[bytes], out: list[bytes]) -> bytes:
+        """Handle complete lines; at one that makes its event too large, start passing and return it and the rest."""
+        bound = self._max_held  # read once: this loop runs for every line of every stream
+        for n, line in enumerate(lines):
+            if bound is not None and self._size + len(line) > bound and not self._is_blank(line):
+                rest = b"".join(lines[n:]) + self._split.flush()
+                self._start_pass(rest, out)
+                return rest
+            self._line(line, out if self._cut is None else self._sink)
+        return b""
+
+    def _too_big(self, size: int) -> bool:
+        return self._max_held is not None and self._size + size > self._max_held
+
+    def _decided(self, partial: bytes) -> bool:
+        """Whether a partial line shows what it is: a blank line (a lone \\r) and a BOM with nothing after it do not."""
+        if self._first_line and _BOM.startswith(partial[:3]):
+            partial = partial[3:] if len(partial) >= 3 else b""
+        return partial not in (b"", b"\r")
+
+    def _is_blank(self, line: bytes) -> bool:
+        body = line.rstrip(b"\r\n")
+        return not (body[3:] if self._first_line and body.startswith(_BOM) else body)
+
+    def _finish(self, out: list[bytes]) -> None:
+        """End of message: a leftover is either unterminated or ends in a \\r that is now final."""
+        if self._passing is None:
+            rest = self._split.flush()
+            if rest:
+                rest = self._lines([rest], out)
+                if rest:
+                    self._pass(rest, out)
+        if self._passing is not None:
+            self._end_pass(self._kind_at_end())
+        elif self._open:
+            sink = self._to(out)
+            sink.extend(self._held)
+            raw = b"".join(self._raw)
+            self._report("truncated", raw, raw, self._joined_data(), False, sink)
+        self._reset_event()
+        self._first_line = True
+        self._pass_cr = False
+
+    def _start_pass(self, first: bytes, out: list[bytes]) -> None:
+        """The event (or a comment line outside one) outgrew max_held: what was held goes out in upstream order, and
+        the rest of the item passes as it comes (the caller hands it to _pass), unread, reported once it ends."""
+        body = first[3:] if self._first_line and first.startswith(_BOM) else first
+        self._first_line = False
+        self._passing = "comment" if not self._open and body[:1] == b":" else "event"
+        sink = self._to(out)
+        before = sum(map(len, out))  # this call's bytes ahead of the item's held lines
+        sink.extend(self._held)
+        raw = b"".join(self._raw)
+        sent = sum(map(len, self._sent))
+        self._pass_kept = bytearray(raw[: self._keep])
+        self._pass_total = len(raw)
+        self._pass_len = 0
+        self._pass_cr = False
+        self._pass_cut_by = None
+        if sink is self._sink:
+            self._pass_client, self._pass_cut_by = 0, self._cut
+        elif self._budget is not None:
+            # the lines sent before its first data line went out in earlier calls, within the limit
+            self._pass_client = sent + max(0, self._budget - before)
+        else:
+            self._pass_client = None
+        event, event_id = self._event, self._id
+        self._reset_event()  # the held lines are the client's now: nothing of the event stays in memory
+        self._event, self._id = event, event_id
+
+    def _pass(self, data: bytes, out: list[bytes]) -> bytes:
+        """Forward bytes of the passing item until it ends (a blank line ends an event, a line end a comment); return
+        the bytes after it."""
+        pos = 0
+        if self._pass_cr:
+            self._pass_cr = False
+            if data[:1] == b"\n":
+                pos = 1  # the \n of a \r\n split across chunks: the same line end
+        end = -1
+        last = None
+        if self._pass_ending:
+            end = pos  # the item ended in a \r last time: its \n, if this is one, was all it still had
+        else:
+            for last in _BREAK.finditer(data, pos):
+                length = self._pass_len + last.start() - pos
+                pos = last.end()
+                self._pass_len = 0
+                if self._passing == "comment" or length == 0:
+                    end = pos
+                    break
+        piece = data if end < 0 else data[:end]
+        if piece:
+            self._to(out).append(piece)
+            room = self._keep - len(self._pass_kept)
+            if room > 0:
+                self._pass_kept += piece[:room]
+            self._pass_total += len(piece)
+        self._pass_cr = last is not None and last.end() == len(data) and last.group() == b"\r"
+        if end >= 0 and not (self._pass_cr and end == len(data)):
+            self._end_pass("event" if self._passing == "event" else "comment")
+            return data[end:]
+        # the item goes on, or ends in a \r that a \n in the next bytes would still belong to
+        self._pass_ending = end >= 0
+        self._pass_len += len(data) - pos if end < 0 else 0
+        return b""
+
+    def _kind_at_end(self) -> Literal["comment", "event", "truncated"]:
+        """What a passing item is when its bytes stop: a comment, an event its blank line ended, or one cut off."""
+        if self._passing == "comment":
+            return "comment"
+        return "event" if self._pass_ending else "truncated"
+
+    def _end_pass(self, kind: Literal["comment", "event", "truncated"]) -> None:
+        self._count += 1
+        if self._on_item is not None:
+            kept = bytes(self._pass_kept)
+            cut_by = self._pass_cut_by
+            client = kept
+            if self._pass_client is not None and self._pass_total > self._pass_client:
+                client, cut_by = kept[: self._pass_client], cut_by or self._budget_by
+            ev, eid = self._names()
+            self._on_item(SseItem(kind, kept, client, None, ev, eid, False, cut_by=cut_by, oversize=self._pass_total))
+        self._passing = None
+        self._pass_ending = False
+        self._pass_kept = bytearray()
+        self._pass_total = 0
+        self._pass_client = None
+        self._pass_cut_by = None
+        self._reset_event()
+
     def abandon(self) -> None:
         """The proxy ends the stream itself (its upstream went silent): an open event is reported as truncated with
         only the lines the client already got; its held lines and an unterminated line never reach the client."""
+        if self._passing is not None:
+            self._end_pass(self._kind_at_end())  # its bytes have all gone out
+            return
         rest = self._split.flush()
         if self._open or rest:
             raw = b"".join(self._raw) + rest
@@ -208,6 +392,7 @@ class SseRewriter:
             if self._data or (self._hold_fields and self._open):
                 self._held.append(line)
                 self._held_other.append(line)
+                self._size += len(line)
             else:
                 out.append(line)
             self._count += 1
@@ -218,6 +403,7 @@ class SseRewriter:
         name = body if colon < 0 else body[:colon]
         self._open = True
         self._raw.append(line)
+        self._size += len(line)
         if name == b"data" or name == b"event" or name == b"id":
             value = b"" if colon < 0 else body[colon + 1 :]
             if value[:1] == b" ":

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from backchannel.addons.sse import SseItem, SseRewriter
 
 EVENTS = 10_000
+HELD, KEPT = 16 * 1024 * 1024, 1024 * 1024  # the default --max-body and --max-sse-event
 CHUNK = 4096  # a typical read size; boundaries fall anywhere, including inside \r\n
 
 
@@ -32,7 +33,7 @@ def rewrite(d: str) -> str | None:
 
 def run(stream: bytes, transform: Callable[[str], str | None] | None) -> tuple[float, int, int]:
     items: list[SseItem] = []
-    rw = SseRewriter(transform, items.append)
+    rw = SseRewriter(transform, items.append, max_held=HELD, keep=KEPT)  # as the proxy makes it (addons/rewriter.py)
     out = 0
     start = time.perf_counter()
     for off in range(0, len(stream), CHUNK):

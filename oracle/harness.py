@@ -22,6 +22,9 @@ STDERR_LINES = 5  # how many first lines of a failed client's stderr the message
 STDERR_CHARS = 600
 PROXY_DIED = ("proxy-exit", "proxy-failed")
 INTERRUPTED = "orchestrator-interrupted"
+# the proxy passed an SSE event too large to hold (over --max-body) to the client unread: whatever message it carried
+# is in no message row, so no check can have judged it
+UNREAD = "sse-event-unread"
 NOT_RUN = "client-not-run"  # a scenario that could not run its client at all (e.g. --target discovery found none)
 # a coding agent tried a host outside the lab (its refusing proxy saw it: proxy/run/agent_lab.py); judged by
 # session-agent-stays-in-lab, never a harness problem
@@ -78,6 +81,8 @@ def harness_problems(rec: Recording) -> Iterator[Finding]:
             yield Finding.errored("orchestrator-interrupted", f"the run was interrupted: {anomaly.detail}", evidence)
         elif anomaly.kind == NOT_RUN:
             yield Finding.errored(NOT_RUN, f"the client was never run: {anomaly.detail}", evidence)
+        elif anomaly.kind == UNREAD:
+            yield Finding.errored(UNREAD, f"a message went to the client unread: {anomaly.detail}", evidence)
     for run in rec.runs:
         if run.ended_at is None:
             yield Finding.errored(

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 from backchannel.addons.session import Limits
+from backchannel.addons.sse import SseRewriter
+from backchannel.oracle.harness import harness_problems
 from tests.addons.conftest import CALL, RESULT, Rig, build_addons, upstream_response, wire
 
 MIB = 1024 * 1024
@@ -102,5 +104,36 @@ def test_an_sse_stream_over_max_body_is_stored_up_to_the_limit(rig: Rig):
         rec = rig.recording()
         assert rec.exchanges[0].upstream_response_body == comments[:1000]
         assert "body-over-limit" in [a.kind for a in rec.anomalies]
+    finally:
+        rig.session.writer.close()
+
+
+def test_an_sse_event_over_max_body_streams_through_unread_and_the_harness_says_so(rig: Rig):
+    rig = limited(rig, max_body=64 * 1024, max_sse_event=1024)
+    try:
+        run_id = rig.runs.add()
+        huge = b"event: message\ndata: " + big_result(1 * MIB) + b"\n\n"
+        after = b"event: message\ndata: " + big_result(10) + b"\n\n"
+        flow = rig.flow(run_id, wire(CALL))
+        rig.send(flow)
+        rig.reply(flow, upstream_response(None, content_type="text/event-stream", streamed=True))
+        assert flow.response is not None and isinstance(flow.response.stream, SseRewriter)
+        stream = flow.response.stream
+        got, held = b"", []
+        for i in range(0, len(huge + after), 16384):
+            got += b"".join(stream((huge + after)[i : i + 16384]))
+            held.append(stream.held)
+        got += b"".join(stream(b""))
+        assert got == huge + after, "the client gets every byte, in order"
+        assert max(held) <= 64 * 1024, "the proxy never holds more of an event than --max-body"
+        rig.finish(flow)
+        rec = rig.recording()
+        first, second = rec.sse_events
+        assert first.upstream_raw == huge[:1024] and second.upstream_raw == after
+        [unread] = [a for a in rec.anomalies if a.kind == "sse-event-unread"]
+        assert f"{len(huge)} bytes" in unread.detail and "--max-body" in unread.detail
+        assert [m.payload for m in rec.messages if m.direction == "to-client"] == [json.loads(big_result(10))]
+        # (the rig's recording is still open and its run unended: those are the harness's other two reasons here)
+        assert "sse-event-unread" in [p.reason for p in harness_problems(rec)]
     finally:
         rig.session.writer.close()

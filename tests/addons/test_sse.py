@@ -461,3 +461,124 @@ def test_abandoning_a_stream_between_events_reports_nothing() -> None:
     rewriter(b"data: {}\r\n\r\n")
     rewriter.abandon()
     assert [item.kind for item in items] == ["event"]
+
+
+# ---- a bound on what an upstream can make the proxy hold ------------------------------------------------------------
+
+
+def bounded(
+    chunks: list[bytes], max_held: int, transform: Transform | None = None, **kw: int
+) -> tuple[list[list[bytes]], list[SseItem], list[int]]:
+    """Feed chunks then b"" to a rewriter holding at most max_held bytes; also return what it held after each call."""
+    items: list[SseItem] = []
+    rw = SseRewriter(transform, items.append, max_held=max_held, **kw)
+    outs, held = [], []
+    for chunk in [*chunks, b""]:
+        outs.append(rw(chunk))
+        held.append(rw.held)
+    return outs, items, held
+
+
+_bounds = st.integers(min_value=0, max_value=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sse_streams(), _cuts, _bounds, st.sampled_from([None, lambda d: None, lambda d: d]))
+def test_with_a_hold_bound_the_bytes_pass_unchanged_and_nothing_over_it_stays_in_memory(
+    stream: bytes, points: list[int], max_held: int, transform: Transform | None
+) -> None:
+    outs, items, held = bounded(cut(stream, points), max_held, transform)
+    assert joined(outs) == stream
+    assert all(piece for out in outs for piece in out)  # never an empty frame
+    assert max(held) <= max_held + 4  # + a BOM and a lone \r, which say nothing yet of what their line is
+    _, whole_items, _ = bounded([stream], max_held, transform)
+    assert items == whole_items  # which items outgrew the bound does not depend on how the bytes were cut
+    assert all(i.data is None and len(i.upstream_raw) <= max_held for i in items if i.oversize)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sse_streams(), _cuts, _bounds)
+def test_with_a_hold_bound_every_event_that_fits_is_rewritten_and_every_other_passes_as_it_was(
+    stream: bytes, points: list[int], max_held: int
+) -> None:
+    given_to_transform: list[str] = []
+
+    def wrap(d: str) -> str:
+        given_to_transform.append(d)
+        return _wrap(d)
+
+    outs, items, _ = bounded(cut(stream, points), max_held, wrap)
+    whole_outs, _, _ = bounded([stream], max_held, _wrap)
+    assert joined(outs) == joined(whole_outs)
+    upstream, client = spec_events(stream), spec_events(joined(outs))
+    assert [e for e, _ in client] == [e for e, _ in upstream]
+    rewritten = iter(given_to_transform)
+    for (_, before), (_, after) in zip(upstream, client, strict=True):
+        assert after == before or (after == _wrap(before) and next(rewritten) == before)
+    assert next(rewritten, None) is None
+    unread = [i for i in items if i.oversize and i.kind == "event"]
+    assert len(given_to_transform) + len(unread) >= len(upstream)
+
+
+def test_a_data_line_that_never_ends_streams_through_and_is_reported_once_with_its_first_bytes() -> None:
+    chunk = b"x" * 65536
+    items: list[SseItem] = []
+    rw = SseRewriter(lambda d: "never called", items.append, max_held=1 << 20, keep=1000)
+    sent = sum(len(b"".join(rw(piece))) for piece in [b"event: message\ndata: ", *[chunk] * 800])
+    assert rw.held == 0 and sent == len(b"event: message\ndata: ") + 800 * 65536  # every byte went on as it came
+    assert items == []
+    assert rw(b"") == []
+    [item] = items
+    assert item.kind == "truncated" and item.oversize == len(b"event: message\ndata: ") + 800 * 65536
+    assert item.upstream_raw == (b"event: message\ndata: " + chunk)[:1000] and item.client_raw is item.upstream_raw
+    assert item.data is None and item.event == "message"
+
+
+def test_an_event_over_the_bound_passes_unrewritten_between_events_that_are_rewritten() -> None:
+    big = b"data: " + b"y" * 100 + b"\r\n" + b": inside\r\n" + b"data: z\r\n\r\n"
+    stream = b"data: a\n\n" + b"event: big\r\nid: 9\r\n" + big + b"data: b\n\n"
+    outs, items, held = bounded([stream[i : i + 7] for i in range(0, len(stream), 7)], 64, lambda d: d.upper())
+    assert joined(outs) == b"data: A\n\n" + b"event: big\r\nid: 9\r\n" + big + b"data: B\n\n"
+    assert max(held) <= 64
+    assert [(i.kind, i.oversize, i.data, i.event, i.event_id) for i in items] == [
+        ("event", 0, "a", None, None),
+        ("event", len(b"event: big\r\nid: 9\r\n") + len(big), None, "big", "9"),
+        ("event", 0, "b", None, None),
+    ]
+
+
+def test_a_crlf_split_across_chunks_inside_a_passing_event_does_not_end_it() -> None:
+    items: list[SseItem] = []
+    rw = SseRewriter(None, items.append, max_held=8)
+    assert b"".join(rw(b"data: 0123456789\r")) == b"data: 0123456789\r"
+    assert b"".join(rw(b"\ndata: more\r\n")) == b"\ndata: more\r\n"
+    assert items == []  # the \n after the \r was the same line end, not a blank line
+    rw(b"\r\n")
+    [item] = items
+    assert item.kind == "event" and item.oversize == len(b"data: 0123456789\r\ndata: more\r\n\r\n")
+
+
+def test_a_comment_line_over_the_bound_outside_an_event_is_one_comment_item() -> None:
+    outs, items, _ = bounded([b": " + b"c" * 50, b"c" * 50 + b"\n", b"data: ok\n\n"], 16, lambda d: d + "!")
+    assert joined(outs) == b": " + b"c" * 100 + b"\n" + b"data: ok!\n\n"
+    assert [(i.kind, i.oversize) for i in items] == [("comment", 103), ("event", 0)]
+
+
+def test_abandoning_a_passing_event_reports_it_truncated_with_every_byte_the_client_got() -> None:
+    items: list[SseItem] = []
+    rw = SseRewriter(None, items.append, max_held=10)
+    assert b"".join(rw(b"data: 0123456789abcdef")) == b"data: 0123456789abcdef"
+    rw.abandon()
+    [item] = items
+    assert item.kind == "truncated" and item.client_raw == item.upstream_raw == b"data: 0123456789"[:10]
+    assert item.oversize == 22
+
+
+def test_with_a_byte_limit_a_passing_item_reports_the_prefix_the_client_got() -> None:
+    items: list[SseItem] = []
+    rw = SseRewriter(None, items.append, max_held=10, keep=100, limit=12)
+    out = b"".join(rw(b"data: 0123456789abcdef\n\n"))
+    assert out == b"data: 012345"
+    [item] = items
+    assert item.upstream_raw == b"data: 0123456789abcdef\n\n" and item.client_raw == b"data: 012345"
+    assert item.cut_by == "disconnect"

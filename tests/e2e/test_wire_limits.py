@@ -16,7 +16,7 @@ import pytest
 from backchannel.addons.session import Limits
 from backchannel.proxy.run.capture import Capture
 from backchannel.recordings import load
-from tests.e2e.conftest import RawRequest, RawUpstream, Respond, post_rpc, rpc_request
+from tests.e2e.conftest import RawRequest, RawUpstream, Respond, post_rpc, rpc_headers, rpc_request
 
 IDLE_S = 1.0
 
@@ -169,3 +169,59 @@ def test_a_quiet_sse_stream_that_owes_no_response_is_left_open(
                     pytest.fail(f"the stream went on or ended: {rest}")
     rec = load(tmp_path / "rec.sqlite")
     assert "upstream-idle-timeout" not in [a.kind for a in rec.anomalies if a.run_id == run.id]
+
+
+BIG_LINE = 64 * 1024 * 1024
+
+
+def one_huge_event(conn: socket.socket, request: RawRequest, stopping: threading.Event) -> None:
+    """An SSE answer whose first event is one data line of 64 MiB, sent in 256 KiB chunks, then a small answer."""
+    if not request.body:
+        return  # a bare connect (the harness probing that the upstream listens)
+    answer = json.dumps({"jsonrpc": "2.0", "id": request.message["id"], "result": {"content": []}})
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+    conn.sendall(head)
+    piece = b"x" * (256 * 1024)
+    for part in [b"event: message\r\ndata: ", *[piece] * (BIG_LINE // len(piece)), f"\r\n\r\ndata: {answer}\r\n\r\n"]:
+        data = part.encode() if isinstance(part, str) else part
+        conn.sendall(b"%x\r\n%s\r\n" % (len(data), data))
+    conn.sendall(b"0\r\n\r\n")
+
+
+def _kib(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {field} in /proc/{pid}/status")
+
+
+def test_an_sse_event_larger_than_max_body_streams_through_the_proxy_without_being_held(
+    tmp_path: Path, raw_upstream: Callable[[Respond], RawUpstream]
+):
+    upstream = raw_upstream(one_huge_event)
+    limits = Limits(max_body=1024 * 1024, max_sse_event=64 * 1024)
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url, limits=limits) as capture:
+        assert capture.proxy is not None
+        pid = capture.proxy.process.pid
+        run = capture.new_run("huge-event", {})
+        before = _kib(pid, "VmRSS")
+        received = 0
+        tail = b""
+        with httpx.Client(timeout=httpx.Timeout(30.0)) as client:
+            message = rpc_request(11)
+            headers = rpc_headers(message["method"])
+            with client.stream("POST", run.url, content=json.dumps(message), headers=headers) as response:
+                for chunk in response.iter_bytes():
+                    received += len(chunk)
+                    tail = (tail + chunk)[-300:]
+        peak = _kib(pid, "VmHWM")
+    assert received > BIG_LINE and b'"id": 11' in tail, "the client got the whole event and the answer after it"
+    grew_mib = (peak - before) / 1024
+    print(f"mitmdump: {before / 1024:.0f} MiB before, peak {peak / 1024:.0f} MiB, for a 64 MiB event")
+    assert grew_mib < 24, f"mitmdump grew {grew_mib:.0f} MiB while a 64 MiB event passed: it held the event"
+    rec = load(tmp_path / "rec.sqlite")
+    kinds = [a.kind for a in rec.anomalies if a.run_id == run.id]
+    assert sorted(kinds) == ["body-over-limit", "sse-event-unread"], kinds  # the stream, stored up to --max-body
+    assert [m.jsonrpc_id for m in rec.messages if m.run_id == run.id and m.direction == "to-client"] == ["11"]
+    first = [e for e in rec.sse_events if e.run_id == run.id][0]
+    assert len(first.upstream_raw) == 64 * 1024

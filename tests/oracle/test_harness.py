@@ -61,6 +61,15 @@ def test_an_interrupted_run_of_another_scenario_adds_one_error_beside_its_checks
     assert report.exit_code == 1
 
 
+def test_a_message_the_proxy_passed_unread_is_error_naming_the_limit():
+    detail = "SSE item 3, event of 20000000 bytes, over the 16777216-byte hold limit (--max-body): passed unread"
+    rec = _with_anomaly(recording("elicitation-url-mode-py-sdk"), "sse-event-unread", detail)
+    report = judge(rec)
+    [error] = [r for r in report.results if r.status == "ERROR"]
+    assert (error.id, error.reason, report.exit_code) == (harness.CHECK_ID, "sse-event-unread", 1)
+    assert "--max-body" in error.message
+
+
 def test_a_run_with_no_recorded_end_is_error():
     rec = recording("mrtr-provenance-toy-fixed")
     runs = tuple(replace(r, ended_at=None) if r.name == "absent" else r for r in rec.runs)
