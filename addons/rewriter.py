@@ -221,7 +221,9 @@ class Rewriter:
             item = dataclasses.replace(item, made_by=HoldRecord.KIND)  # the relay's own keep-alive or progress
         cap = self.session.limits.max_body  # the stream's bodies are stored up to it (the Recorder flags the cut)
         whole = item.oversize or len(item.upstream_raw)  # a too-large item keeps only its first bytes
-        state.client_sse_bytes += whole if item.client_raw is item.upstream_raw else len(item.client_raw)
+        # a too-large item the limit cut keeps its first bytes only: what the client got of it is at most those
+        given = whole if item.client_raw is item.upstream_raw and item.cut_by is None else len(item.client_raw)
+        state.client_sse_bytes += given
         state.upstream_sse_bytes += whole
         if len(state.upstream_sse) < cap:
             state.upstream_sse += item.upstream_raw[: cap - len(state.upstream_sse)]

@@ -12,6 +12,9 @@ _CR = 0x0D
 _LF = 0x0A
 _COLON = 0x3A
 _BREAK = re.compile(rb"\r\n|\r|\n")
+# what one held line costs beyond its bytes (the bytes object and the lists that point at it), charged against
+# max_held so that an event of many tiny lines is bounded by the memory it takes, not by its length
+LINE_COST = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,51 +52,50 @@ class SseLineSplitter:
     A lone trailing \\r is held until the next chunk shows whether \\n follows.
     """
 
-    __slots__ = ("_parts", "_cr")
+    __slots__ = ("_partial", "_cr")
 
     def __init__(self) -> None:
-        # The pending partial line is kept as parts so a huge line arriving in many chunks is joined once.
-        self._parts: list[bytes] = []
+        # The pending partial line grows in place: a line arriving in many small chunks costs its bytes, not an object
+        # per chunk, and is copied once when it ends.
+        self._partial = bytearray()
         self._cr = False
 
     def feed(self, chunk: bytes) -> list[bytes]:
         if not chunk:
             return []
         if not self._cr and b"\n" not in chunk and b"\r" not in chunk:
-            self._parts.append(chunk)
+            self._partial += chunk
             return []
-        if self._parts:
-            self._parts.append(chunk)
-            data = b"".join(self._parts)
+        if self._partial:
+            self._partial += chunk
+            data = bytes(self._partial)
         else:
             data = chunk
         # bytes.splitlines splits on exactly \r\n, \n and \r (unlike str.splitlines), in C.
         lines = data.splitlines(keepends=True)
         last = lines[-1]
         if last[-1] == _LF:
-            self._parts = []
+            self._partial = bytearray()
             self._cr = False
         else:
             # Either a partial line or one ending in \r that may yet turn out to be \r\n.
             lines.pop()
-            self._parts = [last]
+            self._partial = bytearray(last)
             self._cr = last[-1] == _CR
         return lines
 
     @property
     def size(self) -> int:
         """Bytes of the partial line held."""
-        return sum(map(len, self._parts))
+        return len(self._partial)
 
-    def peek(self) -> bytes:
-        """The partial line held, left held."""
-        if len(self._parts) > 1:
-            self._parts = [b"".join(self._parts)]
-        return self._parts[0] if self._parts else b""
+    def peek(self, n: int) -> bytes:
+        """The first n bytes of the partial line held, left held."""
+        return bytes(self._partial[:n])
 
     def flush(self) -> bytes:
-        rest = b"".join(self._parts)
-        self._parts = []
+        rest = bytes(self._partial)
+        self._partial = bytearray()
         self._cr = False
         return rest
 
@@ -128,6 +130,8 @@ class SseRewriter:
         "_open",
         "_raw",
         "_sent",
+        "_sent_marks",
+        "_sent_given",
         "_held",
         "_held_other",
         "_data",
@@ -139,6 +143,8 @@ class SseRewriter:
         "_cut",
         "_budget",
         "_budget_by",
+        "_limit",
+        "_emitted",
         "_sink",
         "_max_held",
         "_keep",
@@ -148,7 +154,7 @@ class SseRewriter:
         "_pass_ending",
         "_pass_kept",
         "_pass_total",
-        "_pass_client",
+        "_pass_given",
         "_pass_cut_by",
     )
 
@@ -172,16 +178,18 @@ class SseRewriter:
         self._cut: str | None = None  # set once nothing more may reach the client: the mutation that cut it
         self._budget = limit  # bytes the client may still get (None: no limit)
         self._budget_by = limit_by
+        self._limit = limit  # bytes the client gets in all
+        self._emitted = 0  # bytes the client would have got before this call, were there no limit
         self._sink: list[bytes] = []  # where lines go once the stream is cut
         self._max_held = max_held  # the most bytes of one event (or line) held in memory; None: no bound
         self._keep = (max_held or 0) if keep is None else keep  # bytes of a too-large item kept for its report
         self._passing: Literal["event", "comment"] | None = None  # what is passing through unheld, if anything
         self._pass_len = 0  # bytes of the current line so far, while passing
-        self._pass_cr = False  # the bytes passed so far ended in a \r that a \n may yet join
-        self._pass_ending = False  # the passing item ended in that \r
+        self._pass_cr = False  # the bytes passed so far ended in a \\r that a \\n may yet join
+        self._pass_ending = False  # the passing item ended in that \\r
         self._pass_kept = bytearray()
         self._pass_total = 0
-        self._pass_client: int | None = None  # how many of the passing item's bytes the client may get (None: all)
+        self._pass_given = 0  # bytes of the passing item the client got
         self._pass_cut_by: str | None = None
         self._reset_event()
 
@@ -189,13 +197,15 @@ class SseRewriter:
         self._open = False  # the current event has at least one field line
         self._raw: list[bytes] = []  # upstream field lines of the event (no comments)
         self._sent: list[bytes] = []  # field lines forwarded before the first data line
+        self._sent_marks: list[int] = []  # with a limit: where in this call's output the _sent lines of this call are
+        self._sent_given = 0  # with a limit: bytes of _sent lines from earlier calls that reached the client
         self._held: list[bytes] = []  # everything withheld from the client, in upstream order
         self._held_other: list[bytes] = []  # the non-data lines among _held (kept verbatim on rewrite)
         self._data: list[bytes] = []  # raw data values, leading space already stripped
         self._data_term = b"\n"
         self._event: bytes | None = None
         self._id: bytes | None = None
-        self._size = 0  # bytes of the event in memory: its field lines and the comments held behind its data
+        self._size = 0  # what the event holds in memory: its field lines and the comments held behind its data
 
     @property
     def items(self) -> int:
@@ -203,7 +213,8 @@ class SseRewriter:
 
     @property
     def held(self) -> int:
-        """Bytes of the stream held in memory now, beyond what a too-large item keeps for its report."""
+        """Bytes of the stream held in memory now (each held line charged LINE_COST more), beyond what a too-large
+        item keeps for its report."""
         return self._size + self._split.size
 
     def __call__(self, chunk: bytes) -> list[bytes]:
@@ -213,9 +224,13 @@ class SseRewriter:
         else:
             self._finish(out)
         self._sink.clear()
+        if self._sent_marks:
+            self._sent_given += self._given_at(out, self._sent_marks)
+            self._sent_marks = []
         if not out:
             return []  # an empty list tells mitmproxy to write nothing yet
         frame = b"".join(out)  # one frame per call
+        self._emitted += len(frame)
         if self._budget is not None:
             if len(frame) >= self._budget:
                 frame = frame[: self._budget]
@@ -226,35 +241,67 @@ class SseRewriter:
     def _to(self, out: list[bytes]) -> list[bytes]:
         return out if self._cut is None else self._sink
 
+    def _given(self, at: int, size: int) -> int:
+        """How many of `size` bytes that would start at client offset `at` reach the client under the limit."""
+        return size if self._limit is None else max(0, min(size, self._limit - at))
+
+    def _given_at(self, out: list[bytes], marks: list[int]) -> int:
+        """Bytes of the pieces of this call's output at these indexes that reach the client."""
+        chosen, at, given = set(marks), self._emitted, 0
+        for index, piece in enumerate(out):
+            if index in chosen:
+                given += self._given(at, len(piece))
+            at += len(piece)
+        return given
+
     def _take(self, data: bytes, out: list[bytes]) -> None:
         while data:
             if self._passing is not None:
                 data = self._pass(data, out)
                 continue
             data = self._lines(self._split.feed(data), out)
-            if not data and self._split.size and self._too_big(self._split.size) and self._decided(self._split.peek()):
-                data = self._split.flush()  # a line that does not end yet has made its event too large to hold
-                self._start_pass(data, out)
+            bound, size = self._max_held, self._split.size
+            if data or bound is None or not size or self._size + size + LINE_COST <= bound:
+                continue
+            head = self._split.peek(4)
+            kind = self._outgrows(head, size) if self._decided(head) else None
+            if kind is not None:
+                data = self._split.flush()  # a line that does not end yet takes what is held past the bound
+                self._start_pass(kind, out)
 
     def _lines(self, lines: list[bytes], out: list[bytes]) -> bytes:
-        """Handle complete lines; at one that makes its event too large, start passing and return it and the rest."""
+        """Handle complete lines; at one that takes what is held past the bound, start passing and return it and the
+        rest."""
         bound = self._max_held  # read once: this loop runs for every line of every stream
         for n, line in enumerate(lines):
-            if bound is not None and self._size + len(line) > bound and not self._is_blank(line):
-                rest = b"".join(lines[n:]) + self._split.flush()
-                self._start_pass(rest, out)
-                return rest
+            if bound is not None and self._size + len(line) + LINE_COST > bound and not self._is_blank(line):
+                kind = self._outgrows(line, len(line))
+                if kind is not None:
+                    rest = b"".join(lines[n:]) + self._split.flush()
+                    self._start_pass(kind, out)
+                    return rest
             self._line(line, out if self._cut is None else self._sink)
         return b""
 
-    def _too_big(self, size: int) -> bool:
-        return self._max_held is not None and self._size + size > self._max_held
+    def _outgrows(self, head: bytes, size: int) -> Literal["event", "comment"] | None:
+        """Whether a line (or its start) of `size` bytes takes what is held past max_held, and what passes then: a
+        comment line the event would not hold passes alone (the event is still read), any other line takes its event
+        with it."""
+        assert self._max_held is not None
+        if self._first_line and head.startswith(_BOM):
+            head = head[3:]
+        if self._size + size + LINE_COST <= self._max_held:
+            return None
+        if head[:1] == b":" and not (self._data or (self._hold_fields and self._open)):
+            return "comment"
+        return "event"
 
-    def _decided(self, partial: bytes) -> bool:
-        """Whether a partial line shows what it is: a blank line (a lone \\r) and a BOM with nothing after it do not."""
-        if self._first_line and _BOM.startswith(partial[:3]):
-            partial = partial[3:] if len(partial) >= 3 else b""
-        return partial not in (b"", b"\r")
+    def _decided(self, head: bytes) -> bool:
+        """Whether the start of a partial line shows what it is: a lone \\r (a blank line, or the start of one) and a
+        BOM with nothing after it do not."""
+        if self._first_line and _BOM.startswith(head[:3]):
+            head = head[3:] if len(head) >= 3 else b""
+        return head not in (b"", b"\r")
 
     def _is_blank(self, line: bytes) -> bool:
         body = line.rstrip(b"\r\n")
@@ -269,8 +316,8 @@ class SseRewriter:
                 if rest:
                     self._pass(rest, out)
         if self._passing is not None:
-            self._end_pass(self._kind_at_end())
-        elif self._open:
+            self._end_pass(self._kind_at_end(end_of_stream=True))
+        if self._open:
             sink = self._to(out)
             sink.extend(self._held)
             raw = b"".join(self._raw)
@@ -279,29 +326,33 @@ class SseRewriter:
         self._first_line = True
         self._pass_cr = False
 
-    def _start_pass(self, first: bytes, out: list[bytes]) -> None:
-        """The event (or a comment line outside one) outgrew max_held: what was held goes out in upstream order, and
-        the rest of the item passes as it comes (the caller hands it to _pass), unread, reported once it ends."""
-        body = first[3:] if self._first_line and first.startswith(_BOM) else first
+    def _start_pass(self, kind: Literal["event", "comment"], out: list[bytes]) -> None:
+        """A line outgrew max_held: for an event, what it held goes out in upstream order; the rest of the item passes
+        as it comes (the caller hands it to _pass), unread, reported once it ends. A comment line the event would not
+        have held passes on its own, and the event it sits in carries on."""
         self._first_line = False
-        self._passing = "comment" if not self._open and body[:1] == b":" else "event"
+        self._passing = kind
+        self._pass_kept, self._pass_total, self._pass_given = bytearray(), 0, 0
+        self._pass_len, self._pass_cr, self._pass_ending = 0, False, False
         sink = self._to(out)
-        before = sum(map(len, out))  # this call's bytes ahead of the item's held lines
+        self._pass_cut_by = self._cut if sink is self._sink else None
+        if kind == "comment":
+            return
+        # the client's share of the event so far: its lines sent before its data, then its held field lines
+        if self._limit is None:
+            given = 0 if sink is self._sink else sum(map(len, self._sent))
+        else:
+            given = self._sent_given + (self._given_at(out, self._sent_marks) if self._sent_marks else 0)
+        if sink is not self._sink:
+            at = self._emitted + sum(map(len, out))
+            for line in self._held:
+                if line[:1] != b":":  # a held comment was reported as its own item
+                    given += self._given(at, len(line))
+                at += len(line)
         sink.extend(self._held)
         raw = b"".join(self._raw)
-        sent = sum(map(len, self._sent))
         self._pass_kept = bytearray(raw[: self._keep])
-        self._pass_total = len(raw)
-        self._pass_len = 0
-        self._pass_cr = False
-        self._pass_cut_by = None
-        if sink is self._sink:
-            self._pass_client, self._pass_cut_by = 0, self._cut
-        elif self._budget is not None:
-            # the lines sent before its first data line went out in earlier calls, within the limit
-            self._pass_client = sent + max(0, self._budget - before)
-        else:
-            self._pass_client = None
+        self._pass_total, self._pass_given = len(raw), given
         event, event_id = self._event, self._id
         self._reset_event()  # the held lines are the client's now: nothing of the event stays in memory
         self._event, self._id = event, event_id
@@ -313,11 +364,11 @@ class SseRewriter:
         if self._pass_cr:
             self._pass_cr = False
             if data[:1] == b"\n":
-                pos = 1  # the \n of a \r\n split across chunks: the same line end
+                pos = 1  # the \\n of a \\r\\n split across chunks: the same line end
         end = -1
         last = None
         if self._pass_ending:
-            end = pos  # the item ended in a \r last time: its \n, if this is one, was all it still had
+            end = pos  # the item ended in a \\r last time: its \\n, if this is one, was all it still had
         else:
             for last in _BREAK.finditer(data, pos):
                 length = self._pass_len + last.start() - pos
@@ -328,7 +379,10 @@ class SseRewriter:
                     break
         piece = data if end < 0 else data[:end]
         if piece:
-            self._to(out).append(piece)
+            target = self._to(out)
+            if target is not self._sink:
+                self._pass_given += self._given(self._emitted + sum(map(len, out)), len(piece))
+            target.append(piece)
             room = self._keep - len(self._pass_kept)
             if room > 0:
                 self._pass_kept += piece[:room]
@@ -337,41 +391,40 @@ class SseRewriter:
         if end >= 0 and not (self._pass_cr and end == len(data)):
             self._end_pass("event" if self._passing == "event" else "comment")
             return data[end:]
-        # the item goes on, or ends in a \r that a \n in the next bytes would still belong to
+        # the item goes on, or ends in a \\r that a \\n in the next bytes would still belong to
         self._pass_ending = end >= 0
         self._pass_len += len(data) - pos if end < 0 else 0
         return b""
 
-    def _kind_at_end(self) -> Literal["comment", "event", "truncated"]:
-        """What a passing item is when its bytes stop: a comment, an event its blank line ended, or one cut off."""
-        if self._passing == "comment":
-            return "comment"
-        return "event" if self._pass_ending else "truncated"
+    def _kind_at_end(self, *, end_of_stream: bool) -> Literal["comment", "event", "truncated"]:
+        """What a passing item is when its bytes stop: at the end of the stream an unterminated comment line is still
+        a comment (its line ends with the stream); an event its blank line ended is an event; the rest were cut off."""
+        if self._pass_ending:
+            return "event" if self._passing == "event" else "comment"
+        return "comment" if self._passing == "comment" and end_of_stream else "truncated"
 
     def _end_pass(self, kind: Literal["comment", "event", "truncated"]) -> None:
         self._count += 1
         if self._on_item is not None:
             kept = bytes(self._pass_kept)
-            cut_by = self._pass_cut_by
-            client = kept
-            if self._pass_client is not None and self._pass_total > self._pass_client:
-                client, cut_by = kept[: self._pass_client], cut_by or self._budget_by
-            ev, eid = self._names()
+            client, cut_by = kept, None
+            if self._pass_given < self._pass_total:
+                client, cut_by = kept[: self._pass_given], self._pass_cut_by or self._budget_by
+            ev, eid = self._names() if self._passing == "event" else (None, None)
             self._on_item(SseItem(kind, kept, client, None, ev, eid, False, cut_by=cut_by, oversize=self._pass_total))
+        if self._passing == "event":
+            self._reset_event()
         self._passing = None
         self._pass_ending = False
         self._pass_kept = bytearray()
-        self._pass_total = 0
-        self._pass_client = None
+        self._pass_total = self._pass_given = 0
         self._pass_cut_by = None
-        self._reset_event()
 
     def abandon(self) -> None:
         """The proxy ends the stream itself (its upstream went silent): an open event is reported as truncated with
         only the lines the client already got; its held lines and an unterminated line never reach the client."""
         if self._passing is not None:
-            self._end_pass(self._kind_at_end())  # its bytes have all gone out
-            return
+            self._end_pass(self._kind_at_end(end_of_stream=False))  # its bytes have all gone out
         rest = self._split.flush()
         if self._open or rest:
             raw = b"".join(self._raw) + rest
@@ -392,7 +445,7 @@ class SseRewriter:
             if self._data or (self._hold_fields and self._open):
                 self._held.append(line)
                 self._held_other.append(line)
-                self._size += len(line)
+                self._size += len(line) + LINE_COST
             else:
                 out.append(line)
             self._count += 1
@@ -403,7 +456,7 @@ class SseRewriter:
         name = body if colon < 0 else body[:colon]
         self._open = True
         self._raw.append(line)
-        self._size += len(line)
+        self._size += len(line) + LINE_COST
         if name == b"data" or name == b"event" or name == b"id":
             value = b"" if colon < 0 else body[colon + 1 :]
             if value[:1] == b" ":
@@ -424,6 +477,8 @@ class SseRewriter:
         else:
             out.append(line)
             self._sent.append(line)
+            if self._limit is not None and out is not self._sink:
+                self._sent_marks.append(len(out) - 1)  # where it went, to count what of it the limit let through
 
     def _close(self, blank: bytes, out: list[bytes]) -> None:
         if not self._open:

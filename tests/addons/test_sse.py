@@ -6,6 +6,7 @@ import json
 import re
 from collections.abc import Callable
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -479,7 +480,7 @@ def bounded(
     return outs, items, held
 
 
-_bounds = st.integers(min_value=0, max_value=60)
+_bounds = st.integers(min_value=0, max_value=400)  # a held line costs LINE_COST (64) more than its bytes
 
 
 @settings(max_examples=300, deadline=None)
@@ -537,9 +538,9 @@ def test_a_data_line_that_never_ends_streams_through_and_is_reported_once_with_i
 def test_an_event_over_the_bound_passes_unrewritten_between_events_that_are_rewritten() -> None:
     big = b"data: " + b"y" * 100 + b"\r\n" + b": inside\r\n" + b"data: z\r\n\r\n"
     stream = b"data: a\n\n" + b"event: big\r\nid: 9\r\n" + big + b"data: b\n\n"
-    outs, items, held = bounded([stream[i : i + 7] for i in range(0, len(stream), 7)], 64, lambda d: d.upper())
+    outs, items, held = bounded([stream[i : i + 7] for i in range(0, len(stream), 7)], 200, lambda d: d.upper())
     assert joined(outs) == b"data: A\n\n" + b"event: big\r\nid: 9\r\n" + big + b"data: B\n\n"
-    assert max(held) <= 64
+    assert max(held) <= 200
     assert [(i.kind, i.oversize, i.data, i.event, i.event_id) for i in items] == [
         ("event", 0, "a", None, None),
         ("event", len(b"event: big\r\nid: 9\r\n") + len(big), None, "big", "9"),
@@ -559,7 +560,7 @@ def test_a_crlf_split_across_chunks_inside_a_passing_event_does_not_end_it() -> 
 
 
 def test_a_comment_line_over_the_bound_outside_an_event_is_one_comment_item() -> None:
-    outs, items, _ = bounded([b": " + b"c" * 50, b"c" * 50 + b"\n", b"data: ok\n\n"], 16, lambda d: d + "!")
+    outs, items, _ = bounded([b": " + b"c" * 50, b"c" * 50 + b"\n", b"data: ok\n\n"], 100, lambda d: d + "!")
     assert joined(outs) == b": " + b"c" * 100 + b"\n" + b"data: ok!\n\n"
     assert [(i.kind, i.oversize) for i in items] == [("comment", 103), ("event", 0)]
 
@@ -582,3 +583,57 @@ def test_with_a_byte_limit_a_passing_item_reports_the_prefix_the_client_got() ->
     [item] = items
     assert item.upstream_raw == b"data: 0123456789abcdef\n\n" and item.client_raw == b"data: 012345"
     assert item.cut_by == "disconnect"
+
+
+@pytest.mark.parametrize("chunks", [[b"id: 1\ndata: xxxxxxxx\n\n"], [b"id: 1\n", b"data: xxxxxxxx\n\n"]])
+@pytest.mark.parametrize("limit", [3, 6, 9])
+def test_with_a_byte_limit_a_passing_event_reports_exactly_what_of_it_the_client_got(
+    chunks: list[bytes], limit: int
+) -> None:
+    outs, items, _ = bounded(chunks, 100, limit=limit)  # "id: 1" fits; the data line takes the event past 100
+    got = joined(outs)
+    assert got == b"id: 1\ndata: xxxxxxxx\n\n"[:limit]
+    [item] = items
+    assert item.oversize == len(b"id: 1\ndata: xxxxxxxx\n\n") and item.client_raw == got and item.cut_by == "disconnect"
+
+
+def test_with_a_byte_limit_a_comment_held_inside_a_passing_event_is_not_counted_as_the_event_s() -> None:
+    outs, items, _ = bounded([b"data: a\n: c\ndata: yyyyyyyyyyyy\n\n"], 200, keep=100, limit=20)
+    assert joined(outs) == b"data: a\n: c\ndata: yy"
+    comment, event = items
+    assert comment.kind == "comment" and comment.client_raw == b": c\n"
+    assert event.client_raw == b"data: a\ndata: yy" and event.oversize == len(b"data: a\ndata: yyyyyyyyyyyy\n\n")
+
+
+def test_a_comment_the_event_would_not_hold_passes_alone_and_the_event_is_still_read() -> None:
+    comment = b": " + b"c" * 20 + b"\n"  # an event's held lines plus this line pass 150; the event alone does not
+    outs, items, _ = bounded([b"id: 1\n" + comment + b"data: a\n\n"], 150, lambda d: d.upper())
+    assert joined(outs) == b"id: 1\n" + comment + b"data: A\n\n"
+    assert [(i.kind, i.oversize, i.data) for i in items] == [("comment", len(comment), None), ("event", 0, "a")]
+
+
+def test_a_comment_line_passing_inside_an_event_leaves_the_event_to_be_read() -> None:
+    comment = b": " + b"c" * 200 + b"\n"
+    outs, items, _ = bounded([b"id: 1\n" + comment[:50], comment[50:] + b"data: a\n\n"], 150, lambda d: d.upper())
+    assert joined(outs) == b"id: 1\n" + comment + b"data: A\n\n"
+    assert [(i.kind, i.oversize, i.data) for i in items] == [("comment", len(comment), None), ("event", 0, "a")]
+
+
+def test_abandoning_a_passing_comment_line_reports_it_truncated() -> None:
+    items: list[SseItem] = []
+    rw = SseRewriter(None, items.append, max_held=5)
+    rw(b": " + b"c" * 20)
+    rw.abandon()
+    assert [(i.kind, i.oversize) for i in items] == [("truncated", 22)]
+
+
+def test_a_line_trickled_one_byte_at_a_time_is_held_in_place() -> None:
+    # 100,000 one-byte chunks: with a list of parts summed at every chunk this took minutes (quadratic); the suite's
+    # per-test timeout fails it long before
+    items: list[SseItem] = []
+    rw = SseRewriter(lambda d: d.upper(), items.append, max_held=1 << 20)
+    rw(b"data: ")
+    for _ in range(100_000):
+        assert rw(b"x") == []
+    assert rw.held == 6 + 100_000
+    assert b"".join(rw(b"\n\n")) == b"data: " + b"X" * 100_000 + b"\n\n"
