@@ -24,7 +24,7 @@ from backchannel.recordings.rows import (
 from .header_value import header_value
 from .jsonrpc import DEEP_PREFIX, ParsedMessage, classify, deep_stand_in, is_sse, parse_body, parse_text, too_deep
 from .session import FlowState, Session
-from .sse import SseItem
+from .sse import LINE_COST, SseItem
 
 
 def _flow_state(flow: http.HTTPFlow) -> bytes | None:
@@ -143,18 +143,23 @@ class Recorder:
         )
 
     def _unread(self, flow_id: str, run_id: str | None, item: SseItem, idx: int, t: float) -> None:
-        """An item too large to hold went to the client as it came: its row keeps its first bytes; an event's data was
-        never read, so the messages it carried are in no row (the harness reports that as ERROR)."""
-        hold = self.session.limits.max_held
-        what = "comment line" if item.kind == "comment" else "event"
-        detail = f"SSE item {idx}, {what} of {item.oversize} bytes, over the {hold}-byte hold limit (--max-body)"
-        if item.kind == "comment":
-            kept = len(item.upstream_raw)
-            self.session.anomaly(flow_id, run_id, "sse-event-over-limit", f"{detail}: stored up to {kept} bytes", t)
-            return
-        ended = "" if item.kind == "event" else "; the stream ended inside it"
-        detail += f": passed to the client unread and unrewritten{ended}"
-        self.session.anomaly(flow_id, run_id, "sse-event-unread", detail, t)
+        """An item too large to hold went to the client as it came: its row keeps its first bytes. A whole event's data
+        was never read, so the messages it carried are in no row: `sse-event-unread`, which the harness reports as
+        ERROR. A comment line, an event the stream ended inside, or one the client did not get all of, would have
+        made no message row either way."""
+        what = {"comment": "comment line", "event": "event", "truncated": "unfinished event"}[item.kind]
+        detail = (
+            f"SSE item {idx}, {what} of {item.oversize} bytes, passed to the client as it came, unread: too large to"
+            f" hold (past the {self.session.limits.max_held}-byte bound, the larger of --max-body and"
+            f" --max-sse-event, each held line counting {LINE_COST} bytes over its length);"
+            f" its first {len(item.upstream_raw)} bytes stored"
+        )
+        if item.kind == "truncated":
+            self.session.anomaly(flow_id, run_id, "truncated-sse", f"stream ended inside an event: {detail}", t)
+        elif item.kind == "comment" or item.cut_by is not None:
+            self.session.anomaly(flow_id, run_id, "sse-event-over-limit", detail, t)
+        else:
+            self.session.anomaly(flow_id, run_id, "sse-event-unread", detail, t)
 
     def _cap(self, state: FlowState, body: bytes, what: str, limit: int | None = None, t: float | None = None) -> bytes:
         """A body as stored: up to the limit, with an anomaly when it was cut (the client got all of it); `t` is when
@@ -349,7 +354,7 @@ class Recorder:
             upstream_body = self._cap(state, ticket.upstream_body or b"", "upstream response body")
             upstream_headers = ticket.upstream_headers
         elif state.upstream_sse_bytes > len(upstream_body):
-            detail = f"SSE stream of {state.upstream_sse_bytes} bytes stored up to the {len(upstream_body)}-byte limit"
+            detail = f"SSE stream of {state.upstream_sse_bytes} bytes: only its first {len(upstream_body)} bytes stored"
             self.session.anomaly(flow.id, state.run_id, "body-over-limit", detail, time.time())
         client_body = bytes(state.client_sse)
         self._exchange(

@@ -221,14 +221,17 @@ class Rewriter:
             item = dataclasses.replace(item, made_by=HoldRecord.KIND)  # the relay's own keep-alive or progress
         cap = self.session.limits.max_body  # the stream's bodies are stored up to it (the Recorder flags the cut)
         whole = item.oversize or len(item.upstream_raw)  # a too-large item keeps only its first bytes
-        # a too-large item the limit cut keeps its first bytes only: what the client got of it is at most those
-        given = whole if item.client_raw is item.upstream_raw and item.cut_by is None else len(item.client_raw)
+        if item.oversize:
+            given = item.client_size
+        else:
+            given = whole if item.client_raw is item.upstream_raw else len(item.client_raw)
+        # the stored stream stays the wire's first bytes: once an item was kept only in part, nothing more is added
+        if len(state.upstream_sse) == state.upstream_sse_bytes:
+            state.upstream_sse += item.upstream_raw[: cap - len(state.upstream_sse)]
+        if len(state.client_sse) == state.client_sse_bytes:
+            state.client_sse += item.client_raw[: cap - len(state.client_sse)]
         state.client_sse_bytes += given
         state.upstream_sse_bytes += whole
-        if len(state.upstream_sse) < cap:
-            state.upstream_sse += item.upstream_raw[: cap - len(state.upstream_sse)]
-        if len(state.client_sse) < cap:
-            state.client_sse += item.client_raw[: cap - len(state.client_sse)]
         self.on_sse_item(flow, state, item)
 
     def last_event(self, flow: http.HTTPFlow, state: FlowState, text: str, made_by: str) -> bytes:

@@ -37,6 +37,7 @@ class SseItem:
     # when the item was too large to hold: its whole size in bytes. It went to the client as it arrived, unread and
     # unrewritten (data is None); upstream_raw and client_raw keep only its first bytes
     oversize: int = 0
+    client_size: int = 0  # with oversize: how many of its bytes the client got
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,7 +317,7 @@ class SseRewriter:
                 if rest:
                     self._pass(rest, out)
         if self._passing is not None:
-            self._end_pass(self._kind_at_end(end_of_stream=True))
+            self._end_pass(self._kind_at_end())
         if self._open:
             sink = self._to(out)
             sink.extend(self._held)
@@ -396,12 +397,12 @@ class SseRewriter:
         self._pass_len += len(data) - pos if end < 0 else 0
         return b""
 
-    def _kind_at_end(self, *, end_of_stream: bool) -> Literal["comment", "event", "truncated"]:
-        """What a passing item is when its bytes stop: at the end of the stream an unterminated comment line is still
-        a comment (its line ends with the stream); an event its blank line ended is an event; the rest were cut off."""
-        if self._pass_ending:
-            return "event" if self._passing == "event" else "comment"
-        return "comment" if self._passing == "comment" and end_of_stream else "truncated"
+    def _kind_at_end(self) -> Literal["comment", "event", "truncated"]:
+        """What a passing item is when its bytes stop: a comment line is a comment however it ended (it carries no
+        message); an event its blank line ended is an event; any other event was cut off."""
+        if self._passing == "comment":
+            return "comment"
+        return "event" if self._pass_ending else "truncated"
 
     def _end_pass(self, kind: Literal["comment", "event", "truncated"]) -> None:
         self._count += 1
@@ -411,7 +412,10 @@ class SseRewriter:
             if self._pass_given < self._pass_total:
                 client, cut_by = kept[: self._pass_given], self._pass_cut_by or self._budget_by
             ev, eid = self._names() if self._passing == "event" else (None, None)
-            self._on_item(SseItem(kind, kept, client, None, ev, eid, False, cut_by=cut_by, oversize=self._pass_total))
+            size, given = self._pass_total, self._pass_given
+            self._on_item(
+                SseItem(kind, kept, client, None, ev, eid, False, cut_by=cut_by, oversize=size, client_size=given)
+            )
         if self._passing == "event":
             self._reset_event()
         self._passing = None
@@ -424,7 +428,7 @@ class SseRewriter:
         """The proxy ends the stream itself (its upstream went silent): an open event is reported as truncated with
         only the lines the client already got; its held lines and an unterminated line never reach the client."""
         if self._passing is not None:
-            self._end_pass(self._kind_at_end(end_of_stream=False))  # its bytes have all gone out
+            self._end_pass(self._kind_at_end())  # its bytes have all gone out
         rest = self._split.flush()
         if self._open or rest:
             raw = b"".join(self._raw) + rest

@@ -126,14 +126,37 @@ def test_an_sse_event_over_max_body_streams_through_unread_and_the_harness_says_
         got += b"".join(stream(b""))
         assert got == huge + after, "the client gets every byte, in order"
         assert max(held) <= 64 * 1024, "the proxy never holds more of an event than --max-body"
+        state = rig.session.flows[flow.id]
+        assert state.client_sse_bytes == state.upstream_sse_bytes == len(huge + after)
         rig.finish(flow)
         rec = rig.recording()
         first, second = rec.sse_events
         assert first.upstream_raw == huge[:1024] and second.upstream_raw == after
+        # the stored stream stays the wire's first bytes: it ends where the unread event's kept bytes end
+        assert rec.exchanges[0].upstream_response_body == huge[:1024]
         [unread] = [a for a in rec.anomalies if a.kind == "sse-event-unread"]
         assert f"{len(huge)} bytes" in unread.detail and "--max-body" in unread.detail
         assert [m.payload for m in rec.messages if m.direction == "to-client"] == [json.loads(big_result(10))]
         # (the rig's recording is still open and its run unended: those are the harness's other two reasons here)
         assert "sse-event-unread" in [p.reason for p in harness_problems(rec)]
+    finally:
+        rig.session.writer.close()
+
+
+def test_an_sse_event_too_large_to_hold_that_never_ends_is_truncated_not_unread(rig: Rig):
+    rig = limited(rig, max_body=4096, max_sse_event=1024)
+    try:
+        run_id = rig.runs.add()
+        flow = rig.flow(run_id, wire(CALL))
+        rig.send(flow)
+        rig.reply(flow, upstream_response(None, content_type="text/event-stream", streamed=True))
+        opened = b": keep-alive " + b"k" * 8000 + b"\n" + b"event: message\ndata: " + b"x" * 10_000
+        assert rig.stream(flow, opened) == opened
+        rig.finish(flow)
+        rec = rig.recording()
+        kinds = [a.kind for a in rec.anomalies]
+        assert "sse-event-unread" not in kinds, "neither a comment nor an unfinished event carried a message"
+        assert "truncated-sse" in kinds and "sse-event-over-limit" in kinds
+        assert "sse-event-unread" not in [p.reason for p in harness_problems(rec)]
     finally:
         rig.session.writer.close()

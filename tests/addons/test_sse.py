@@ -595,6 +595,7 @@ def test_with_a_byte_limit_a_passing_event_reports_exactly_what_of_it_the_client
     assert got == b"id: 1\ndata: xxxxxxxx\n\n"[:limit]
     [item] = items
     assert item.oversize == len(b"id: 1\ndata: xxxxxxxx\n\n") and item.client_raw == got and item.cut_by == "disconnect"
+    assert item.client_size == len(got)
 
 
 def test_with_a_byte_limit_a_comment_held_inside_a_passing_event_is_not_counted_as_the_event_s() -> None:
@@ -619,12 +620,12 @@ def test_a_comment_line_passing_inside_an_event_leaves_the_event_to_be_read() ->
     assert [(i.kind, i.oversize, i.data) for i in items] == [("comment", len(comment), None), ("event", 0, "a")]
 
 
-def test_abandoning_a_passing_comment_line_reports_it_truncated() -> None:
+def test_abandoning_a_passing_comment_line_reports_a_comment_never_an_unfinished_event() -> None:
     items: list[SseItem] = []
     rw = SseRewriter(None, items.append, max_held=5)
-    rw(b": " + b"c" * 20)
+    rw(b"data: a\n\n: " + b"c" * 20)
     rw.abandon()
-    assert [(i.kind, i.oversize) for i in items] == [("truncated", 22)]
+    assert [(i.kind, i.oversize) for i in items] == [("event", 9), ("comment", 22)]
 
 
 def test_a_line_trickled_one_byte_at_a_time_is_held_in_place() -> None:
@@ -637,3 +638,10 @@ def test_a_line_trickled_one_byte_at_a_time_is_held_in_place() -> None:
         assert rw(b"x") == []
     assert rw.held == 6 + 100_000
     assert b"".join(rw(b"\n\n")) == b"data: " + b"X" * 100_000 + b"\n\n"
+
+
+def test_a_passing_event_cut_after_its_kept_bytes_says_how_many_bytes_the_client_got() -> None:
+    outs, items, _ = bounded([b"data: " + b"y" * 200 + b"\n\n"], 10, keep=4, limit=50)
+    [item] = items
+    assert len(joined(outs)) == 50 and item.client_size == 50 and item.oversize == 208
+    assert item.upstream_raw == b"data" and item.client_raw == b"data" and item.cut_by == "disconnect"
