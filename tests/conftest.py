@@ -63,6 +63,13 @@ START_FIRST = (
     "bench/test_proxy_bench.py::test_the_readme_benchmark_command_runs_as_written_and_reports_every_section",
     # the official suite and backchannel against both SDK drivers, a few processes at once: about 15 s
     "proxy/conformance/test_parity.py::test_the_readme_cross_check_runs_as_written_and_the_page_matches_the_run",
+    # the next longest of a whole run (2026-12-07, 10-30 s each): Claude Code under a tty, the model API fuzz test,
+    # fastmcp against the probe, the references redacted twice, the matrix site built from a checkout
+    "e2e/test_agents_readme.py::test_the_tty_example_judges_what_claude_codes_own_ui_shows_and_every_run_ends_when_its_task_is_done",
+    "proxy/model/test_routes.py::test_any_json_object_on_any_api_is_read_or_refused_and_any_turn_read_renders",
+    "proxy/scenarios/mrtr_provenance/test_runner_with_real_clients.py::test_fastmcp_shows_the_request_under_server_asks_without_naming_the_server_and_answers_it_from_stdin",
+    "recordings/test_redaction_keeps_verdicts.py::test_redaction_of_the_references_is_a_fixed_point",
+    "proxy/matrix/test_command.py::test_the_readme_command_run_as_written_from_a_checkout_builds_the_committed_site",
 )
 
 

@@ -483,7 +483,7 @@ def bounded(
 _bounds = st.integers(min_value=0, max_value=400)  # a held line costs LINE_COST (64) more than its bytes
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(sse_streams(), _cuts, _bounds, st.sampled_from([None, lambda d: None, lambda d: d]))
 def test_with_a_hold_bound_the_bytes_pass_unchanged_and_nothing_over_it_stays_in_memory(
     stream: bytes, points: list[int], max_held: int, transform: Transform | None
@@ -497,7 +497,7 @@ def test_with_a_hold_bound_the_bytes_pass_unchanged_and_nothing_over_it_stays_in
     assert all(i.data is None and len(i.upstream_raw) <= max_held for i in items if i.oversize)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(sse_streams(), _cuts, _bounds)
 def test_with_a_hold_bound_every_event_that_fits_is_rewritten_and_every_other_passes_as_it_was(
     stream: bytes, points: list[int], max_held: int
