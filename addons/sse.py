@@ -233,10 +233,10 @@ class SseRewriter:
         frame = b"".join(out)  # one frame per call
         self._emitted += len(frame)
         if self._budget is not None:
-            if len(frame) >= self._budget:
+            if len(frame) > self._budget:  # bytes withheld: from here on nothing reaches the client
                 frame = frame[: self._budget]
                 self._cut = self._cut or self._budget_by
-            self._budget = max(0, self._budget - len(frame))
+            self._budget -= len(frame)
         return [frame] if frame else []
 
     def _to(self, out: list[bytes]) -> list[bytes]:
@@ -566,7 +566,9 @@ class SseRewriter:
         assert self._on_item is not None
         cut_by = None
         if out is self._sink:
-            client, cut_by = b"", self._cut
+            # an event's lines sent before its data (a prefix of what it reports) went out in earlier calls, as far as
+            # the limit let them; of anything else the client got nothing
+            client, cut_by = (b"" if kind == "comment" else client[: self._sent_given]), self._cut
         elif self._budget is not None:
             over = sum(map(len, out)) - self._budget  # this call's bytes past the limit: the tail of `out`
             if over > 0:

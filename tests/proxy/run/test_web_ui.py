@@ -56,14 +56,16 @@ def read_until(process: subprocess.Popen[bytes], pattern: str) -> str:
     return seen.decode()
 
 
-def stop(process: subprocess.Popen[bytes]) -> None:
+def stop(process: subprocess.Popen[bytes]) -> str:
+    """Ctrl-C, then what the process printed after what the test read (for the message of a failed assertion)."""
     if process.poll() is None:
         process.send_signal(signal.SIGINT)  # Ctrl-C: the run ends, the recording closes, mitmweb is stopped
     try:
-        process.communicate(timeout=30)
+        rest, _ = process.communicate(timeout=30)
     except subprocess.TimeoutExpired:
         process.kill()
-        process.communicate(timeout=5)
+        rest, _ = process.communicate(timeout=5)
+    return (rest or b"").decode("utf-8", "replace")
 
 
 @pytest.fixture
@@ -174,8 +176,8 @@ def test_the_token_guards_the_web_view_and_mitmweb_runs_under_the_watchdog_and_c
     assert session.web_url.split("token=")[1].encode() not in cmdline  # only its hash is there
     assert listening_addresses(int(children[0].name)) == {"0100007F"}  # the proxy and the UI: 127.0.0.1 only
     call_tool(session.client_url)
-    stop(session.process)
-    assert session.process.returncode == 0
+    said = stop(session.process)
+    assert session.process.returncode == 0, said
     assert not children[0].exists() or " Z " in (children[0] / "stat").read_text()
     rec = load(session.recording)
     assert not rec.left_open and rec.runs[0].outcome == "live-stopped"
@@ -205,6 +207,6 @@ def test_the_readme_example_runs_as_written(tmp_path):
                 break
         assert len(re.findall(r'<td class="col-comment">', dom)) == 1
     finally:
-        stop(process)
-    assert process.returncode == 0
+        said = stop(process)
+    assert process.returncode == 0, said
     assert [m for m in load(tmp_path / "live.sqlite").messages if m.method == "tools/call"]
