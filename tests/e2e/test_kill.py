@@ -187,7 +187,10 @@ def test_a_killed_harness_leaves_a_recording_that_judges_error_and_nothing_runni
         if not (victim == "backchannel" and sig == signal.SIGKILL):  # a process killed -9 prints nothing
             assert killed.returncode == 1, f"{where}: {stdout.decode(errors='replace')}"
             assert re.search(rb"^ERROR \(", stdout, re.MULTILINE), f"{where}: {stdout.decode(errors='replace')}"
-    assert not list(temp.glob("backchannel-lab*")), f"a lab folder was left behind ({where})"
+    left = sorted(
+        str(p.relative_to(temp)) for folder in temp.glob("backchannel-lab*") for p in [folder, *folder.rglob("*")]
+    )
+    assert not left, f"a lab folder was left behind ({where}), holding: {left[:20]}"
     assert not Path(f"{out}-wal").exists(), where
     print(f"{where}: {time.monotonic() - began:.1f} s")
 
