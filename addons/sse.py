@@ -265,35 +265,26 @@ class SseRewriter:
             if data or bound is None or not size or self._size + size + LINE_COST <= bound:
                 continue
             head = self._split.peek(4)
-            kind = self._outgrows(head, size) if self._decided(head) else None
-            if kind is not None:
+            if self._decided(head):
                 data = self._split.flush()  # a line that does not end yet takes what is held past the bound
-                self._start_pass(kind, out)
+                self._start_pass(self._passes_as(head), out)
 
     def _lines(self, lines: list[bytes], out: list[bytes]) -> bytes:
         """Handle complete lines; at one that takes what is held past the bound, start passing and return it and the
         rest."""
         bound = self._max_held  # read once: this loop runs for every line of every stream
         for n, line in enumerate(lines):
-            if bound is not None and self._size + len(line) + LINE_COST > bound and not self._is_blank(line):
-                kind = self._outgrows(line, len(line))
-                if kind is not None:
-                    rest = b"".join(lines[n:]) + self._split.flush()
-                    self._start_pass(kind, out)
-                    return rest
+            if bound is not None and self._size + len(line) + LINE_COST > bound and self._unbom(line).rstrip(b"\r\n"):
+                rest = b"".join(lines[n:]) + self._split.flush()
+                self._start_pass(self._passes_as(line), out)
+                return rest
             self._line(line, out if self._cut is None else self._sink)
         return b""
 
-    def _outgrows(self, head: bytes, size: int) -> Literal["event", "comment"] | None:
-        """Whether a line (or its start) of `size` bytes takes what is held past max_held, and what passes then: a
-        comment line the event would not hold passes alone (the event is still read), any other line takes its event
-        with it."""
-        assert self._max_held is not None
-        if self._first_line and head.startswith(_BOM):
-            head = head[3:]
-        if self._size + size + LINE_COST <= self._max_held:
-            return None
-        if head[:1] == b":" and not (self._data or (self._hold_fields and self._open)):
+    def _passes_as(self, head: bytes) -> Literal["event", "comment"]:
+        """What passes once a line (or its start) takes what is held past max_held: a comment line the event would
+        not hold passes alone (the event is still read), any other line takes its event with it."""
+        if self._unbom(head)[:1] == b":" and not (self._data or (self._hold_fields and self._open)):
             return "comment"
         return "event"
 
@@ -304,9 +295,9 @@ class SseRewriter:
             head = head[3:] if len(head) >= 3 else b""
         return head not in (b"", b"\r")
 
-    def _is_blank(self, line: bytes) -> bool:
-        body = line.rstrip(b"\r\n")
-        return not (body[3:] if self._first_line and body.startswith(_BOM) else body)
+    def _unbom(self, line: bytes) -> bytes:
+        """The line as the SSE parser reads it: the stream's one leading BOM ignored (the raw bytes keep it)."""
+        return line[3:] if self._first_line and line.startswith(_BOM) else line
 
     def _finish(self, out: list[bytes]) -> None:
         """End of message: a leftover is either unterminated or ends in a \\r that is now final."""
@@ -389,12 +380,13 @@ class SseRewriter:
                 self._pass_kept += piece[:room]
             self._pass_total += len(piece)
         self._pass_cr = last is not None and last.end() == len(data) and last.group() == b"\r"
-        if end >= 0 and not (self._pass_cr and end == len(data)):
-            self._end_pass("event" if self._passing == "event" else "comment")
+        self._pass_ending = end >= 0
+        if self._pass_ending and not (self._pass_cr and end == len(data)):
+            self._end_pass(self._kind_at_end())
             return data[end:]
         # the item goes on, or ends in a \\r that a \\n in the next bytes would still belong to
-        self._pass_ending = end >= 0
-        self._pass_len += len(data) - pos if end < 0 else 0
+        if end < 0:
+            self._pass_len += len(data) - pos
         return b""
 
     def _kind_at_end(self) -> Literal["comment", "event", "truncated"]:
@@ -439,9 +431,8 @@ class SseRewriter:
         body = line.rstrip(b"\r\n")  # a line holds no \r or \n except its terminator
         term = line[len(body) :]
         if self._first_line:
+            body = self._unbom(body)  # the SSE spec ignores one leading BOM; raw bytes keep it
             self._first_line = False
-            if body.startswith(_BOM):  # the SSE spec ignores one leading BOM; raw bytes keep it
-                body = body[3:]
         if not body:
             self._close(line, out)
             return

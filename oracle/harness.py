@@ -22,8 +22,8 @@ STDERR_LINES = 5  # how many first lines of a failed client's stderr the message
 STDERR_CHARS = 600
 PROXY_DIED = ("proxy-exit", "proxy-failed")
 INTERRUPTED = "orchestrator-interrupted"
-# the proxy passed an SSE event too large to hold (over --max-body) to the client unread: whatever message it carried
-# is in no message row, so no check can have judged it
+# the proxy passed an SSE event too large to hold (past the larger of --max-body and --max-sse-event) to the client
+# unread: whatever message it carried is in no message row, so no check can have judged it
 UNREAD = "sse-event-unread"
 NOT_RUN = "client-not-run"  # a scenario that could not run its client at all (e.g. --target discovery found none)
 # a coding agent tried a host outside the lab (its refusing proxy saw it: proxy/run/agent_lab.py); judged by

@@ -16,11 +16,11 @@ Transform = Callable[[str], str | None]
 
 
 def run(
-    chunks: list[bytes], transform: Transform | None = None
+    chunks: list[bytes], transform: Transform | None = None, *, limit: int | None = None
 ) -> tuple[list[list[bytes]], list[SseItem], SseRewriter]:
     """Feed chunks then b"", returning each call's output, the reported items and the rewriter."""
     items: list[SseItem] = []
-    rw = SseRewriter(transform, items.append)
+    rw = SseRewriter(transform, items.append, limit=limit)
     outs = [rw(c) for c in chunks]
     outs.append(rw(b""))
     return outs, items, rw
@@ -649,22 +649,14 @@ def test_a_passing_event_cut_after_its_kept_bytes_says_how_many_bytes_the_client
 
 @pytest.mark.parametrize("chunks", [[b"id: 1\n", b"data: x\n\n"], [b"id: 1\ndata: x\n\n"]])
 def test_an_event_whose_early_lines_filled_the_limit_reports_them_as_the_client_s(chunks: list[bytes]) -> None:
-    outs, items, _ = run_limited(chunks, limit=6)
+    outs, items, _ = run(chunks, limit=6)
     assert joined(outs) == b"id: 1\n"
     [item] = items
     assert item.client_raw == b"id: 1\n" and item.cut_by == "disconnect"
 
 
 def test_a_stream_that_exactly_fills_the_limit_loses_nothing() -> None:
-    outs, items, _ = run_limited([b"data: a\n\n"], limit=9)
+    outs, items, _ = run([b"data: a\n\n"], limit=9)
     assert joined(outs) == b"data: a\n\n"
     [item] = items
     assert item.client_raw == b"data: a\n\n" and item.cut_by is None
-
-
-def run_limited(chunks: list[bytes], limit: int) -> tuple[list[list[bytes]], list[SseItem], SseRewriter]:
-    items: list[SseItem] = []
-    rw = SseRewriter(None, items.append, limit=limit)
-    outs = [rw(c) for c in chunks]
-    outs.append(rw(b""))
-    return outs, items, rw
