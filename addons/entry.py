@@ -22,6 +22,7 @@ from backchannel.addons.rewriter import Rewriter
 from backchannel.addons.router import Router
 from backchannel.addons.session import READY_MARKER, FlowState, Limits, Session
 from backchannel.addons.transforms import UPSTREAM_TIMEOUT, proxy_error
+from backchannel.addons.unread_body import streamed_unread
 from backchannel.addons.upstream_timeout import answer_as_upstream, chunk, cut_off, last_upstream_bytes
 from backchannel.recordings import redact
 from backchannel.recordings.errors import RecordingError
@@ -70,6 +71,10 @@ class Backchannel:
         except (RecordingError, OSError, ValueError) as exc:
             self._refused = True
             raise exceptions.OptionsError(f"cannot open recording {path}: {exc}") from exc  # type: ignore[no-untyped-call]
+        if "stream_large_bodies" in ctx.options and ctx.options.stream_large_bodies is None:  # not in bare hook tests
+            # mitmproxy buffers a whole body before the hooks see it: past the bound it streams it instead, and the
+            # proxy passes it on unread (unread_body.py) rather than hold whatever a peer sends
+            ctx.options.update(stream_large_bodies=str(self.session.limits.max_held))  # type: ignore[no-untyped-call]
         self.recorder = Recorder(self.session, flow_state=ctx.options.backchannel_flow_state)
         self.router = Router(self.session)
         self.rewriter = Rewriter(self.session, self.holds, self.recorder.sse_item)
@@ -90,8 +95,9 @@ class Backchannel:
         ctx.master.shutdown()  # type: ignore[no-untyped-call]
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
-        if self.router:
+        if self.router and self.recorder:
             self.router.requestheaders(flow)
+            self.recorder.requestheaders(flow)
 
     def request(self, flow: http.HTTPFlow) -> None:
         if self.router and self.rewriter and self.recorder:
@@ -126,6 +132,17 @@ class Backchannel:
         state.idle_timer = None
         if flow.response is None:
             detail = f"the upstream sent nothing for {seconds:g} s; the client got a JSON-RPC error (HTTP 504)"
+        elif streamed_unread(flow.response):
+            # part of a body too large to hold is the client's already, framed as the upstream framed it: nothing
+            # can follow it but the end of the connection
+            detail = (
+                f"the upstream sent part of a response body too large to hold, then nothing for {seconds:g} s;"
+                " the client's connection was closed"
+            )
+            self.session.anomaly(flow.id, state.run_id, "upstream-idle-timeout", detail, time.time())
+            if not cut_off(flow, b""):
+                flow.kill()  # type: ignore[no-untyped-call]
+            return
         elif not flow.response.stream:
             detail = (
                 f"the upstream sent its response head, then nothing for {seconds:g} s;"

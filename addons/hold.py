@@ -20,6 +20,7 @@ import http.client
 import json
 import secrets
 import socket
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -36,6 +37,9 @@ _READ = 65536
 # executor: that one has min(32, CPUs + 4) threads (the CPUs this process may use, from Python 3.13), so on a small
 # machine, or a proxy kept to one CPU (proxy/run/one_cpu.py), a seventh long stream would wait for one to end
 FETCHERS = 256
+# chunks of a relayed body read from the upstream but not yet written on: past it the fetching thread waits, so a
+# fast upstream and a slow client (or a paced relay) never make the proxy hold more than this many reads
+QUEUED = 16
 
 
 @dataclass
@@ -60,6 +64,12 @@ class HoldTicket:
     delay_ms: int = 0
     between_events_ms: int = 0
     made: int = 0  # SSE items this server made itself so far; they precede every upstream byte
+    # the most bytes of the upstream's body this server holds (Limits.max_held): a hold answers an error past it, and
+    # a relay keeps only this much of it for the recording (the client still gets every byte)
+    max_held: int = 16 * 1024 * 1024
+    too_large: bool = False  # a hold's upstream body was past max_held: the client got the error event instead
+    gone: threading.Event = field(default_factory=threading.Event)  # the relay's writer side ended
+    room: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(QUEUED))  # see QUEUED
 
 
 def _connection(ticket: HoldTicket) -> http.client.HTTPConnection:
@@ -82,7 +92,15 @@ def _request(conn: http.client.HTTPConnection, ticket: HoldTicket) -> http.clien
 def _fetch(ticket: HoldTicket) -> None:
     conn = _connection(ticket)
     try:
-        ticket.upstream_body = _request(conn, ticket).read()
+        body = _request(conn, ticket).read(ticket.max_held + 1)  # a hold sends the body whole: held up to the bound
+        if len(body) > ticket.max_held:
+            ticket.too_large = True
+            body = body[: ticket.max_held]
+            ticket.upstream_error = (
+                f"its response body is past {ticket.max_held} bytes, the most the proxy holds of one body"
+                " (the larger of --max-body and --max-sse-event)"
+            )
+        ticket.upstream_body = body
     except (OSError, http.client.HTTPException, ValueError) as exc:  # ValueError: a path http.client cannot send
         ticket.upstream_error = f"{type(exc).__name__}: {exc}"
     finally:
@@ -92,12 +110,16 @@ def _fetch(ticket: HoldTicket) -> None:
 def _stream(ticket: HoldTicket, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | None]) -> None:
     """Fetch the upstream in a thread, handing the head (b"") and then each body chunk to the event loop."""
     conn = _connection(ticket)
-    body = bytearray()
+    body = bytearray()  # kept for the recording up to the bound; the client gets every byte
     try:
         response = _request(conn, ticket)
         loop.call_soon_threadsafe(queue.put_nowait, b"")
         while chunk := response.read1(_READ):
-            body += chunk
+            if len(body) < ticket.max_held:
+                body += chunk[: ticket.max_held - len(body)]
+            while not ticket.room.acquire(timeout=1.0):  # the relay is behind: wait for it, unless it is gone
+                if ticket.gone.is_set():
+                    return
             loop.call_soon_threadsafe(queue.put_nowait, chunk)
     except (OSError, http.client.HTTPException, ValueError) as exc:  # ValueError: a path http.client cannot send
         ticket.upstream_error = f"{type(exc).__name__}: {exc}"
@@ -233,18 +255,29 @@ class HoldServer:
             )
             await fetch
             return
-        if ticket.delay_ms:
-            await asyncio.sleep(ticket.delay_ms / 1000)
-        writer.write(_relay_head(ticket))
-        await writer.drain()
-        ctype = dict((k.lower(), v) for k, v in ticket.upstream_headers).get("content-type", "")
-        if ticket.between_events_ms and ctype.lower().startswith("text/event-stream"):
-            await _paced(queue, writer, ticket.between_events_ms / 1000)
-        else:
-            while (chunk := await queue.get()) is not None:
-                writer.write(chunk)
-                await writer.drain()
+        try:
+            if ticket.delay_ms:
+                await asyncio.sleep(ticket.delay_ms / 1000)
+            writer.write(_relay_head(ticket))
+            await writer.drain()
+            ctype = dict((k.lower(), v) for k, v in ticket.upstream_headers).get("content-type", "")
+            if ticket.between_events_ms and ctype.lower().startswith("text/event-stream"):
+                await _paced(queue, writer, ticket)
+            else:
+                while (chunk := await _taken(queue, ticket)) is not None:
+                    writer.write(chunk)
+                    await writer.drain()
+        finally:
+            ticket.gone.set()  # a fetch waiting for room ends: nobody will write its chunks on
         await fetch
+
+
+async def _taken(queue: asyncio.Queue[bytes | None], ticket: HoldTicket) -> bytes | None:
+    """The next chunk of the upstream's body (None at its end), making room for the fetching thread's next read."""
+    chunk = await queue.get()
+    if chunk is not None:
+        ticket.room.release()
+    return chunk
 
 
 def _relay_head(ticket: HoldTicket) -> bytes:
@@ -259,21 +292,32 @@ def _relay_head(ticket: HoldTicket) -> bytes:
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
-async def _paced(queue: asyncio.Queue[bytes | None], writer: asyncio.StreamWriter, gap_s: float) -> None:
-    """Write an SSE body event by event, `gap_s` before each event after the first; lines outside events at once."""
+async def _paced(queue: asyncio.Queue[bytes | None], writer: asyncio.StreamWriter, ticket: HoldTicket) -> None:
+    """Write an SSE body event by event, the ticket's gap before each event after the first; lines outside events at
+    once. An event that outgrows `ticket.max_held` is not held for its gap: what was held of it goes on at once, and
+    the rest as it comes."""
+    gap_s = ticket.between_events_ms / 1000
     split = SseLineSplitter()
     block: list[bytes] = []  # the lines of the event being read
+    held = 0  # bytes in block
     has_fields = False
+    passing = False  # the event being read outgrew the bound: its lines go on as they come
     events = 0
     while True:
-        chunk = await queue.get()
+        chunk = await _taken(queue, ticket)
         lines = split.feed(chunk) if chunk is not None else ([rest] if (rest := split.flush()) else [])
         for line in lines:
             body = line.rstrip(b"\r\n")
+            if passing:
+                writer.write(line)
+                if not body:
+                    passing, has_fields, events = False, False, events + 1
+                continue
             if body and not has_fields and body[:1] == b":":
                 writer.write(line)  # a comment between events is not an event: it passes at once
                 continue
             block.append(line)
+            held += len(line)
             has_fields = has_fields or bool(body)
             if body or not has_fields:
                 continue
@@ -282,7 +326,10 @@ async def _paced(queue: asyncio.Queue[bytes | None], writer: asyncio.StreamWrite
                 await asyncio.sleep(gap_s)
             events += 1
             writer.write(b"".join(block))
-            block, has_fields = [], False
+            block, held, has_fields = [], 0, False
+        if chunk is not None and held + split.size > ticket.max_held:
+            writer.write(b"".join(block) + split.flush())
+            block, held, passing = [], 0, True
         await writer.drain()
         if chunk is None:
             if block:

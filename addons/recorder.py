@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from typing import Any
@@ -25,6 +26,7 @@ from .header_value import header_value
 from .jsonrpc import DEEP_PREFIX, ParsedMessage, classify, deep_stand_in, is_sse, parse_body, parse_text, too_deep
 from .session import FlowState, Session
 from .sse import LINE_COST, SseItem
+from .unread_body import UnreadBody, streamed_unread, unread_detail
 
 
 def _flow_state(flow: http.HTTPFlow) -> bytes | None:
@@ -55,6 +57,9 @@ class Recorder:
             self._request(flow, state)
 
     def _request(self, flow: http.HTTPFlow, state: FlowState) -> None:
+        if streamed_unread(flow.request):
+            self._unread_request(flow, state)
+            return
         forwarded = flow.request.raw_content or b""
         # the exchange row is written once, complete, when the flow ends (response or error): one statement, not
         # an insert now and an update later; its messages are written now, so a live view sees them at once
@@ -94,6 +99,67 @@ class Recorder:
                 self.session.anomaly(flow_id, run_id, "empty-body", "request: a POST with an empty body", t)
 
         self.writer.later(messages)
+
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        """A request body mitmproxy streams from the start (its Content-Length is past the bound) is recorded now: the
+        upstream may answer, or the flow fail, before the body has gone by and the `request` hook runs."""
+        state = self.session.flows.get(flow.id)
+        if state is not None and streamed_unread(flow.request):
+            self._unread_request(flow, state)
+
+    def _unread_request(self, flow: http.HTTPFlow, state: FlowState) -> None:
+        """A request body too large to hold went upstream as it came (unread_body.py): its first bytes are stored (when
+        the row is written), it makes no message row, and a `body-unread` anomaly says so. Once per flow."""
+        if state.exchange_flow_id:
+            return
+        state.exchange_flow_id = flow.id
+        state.exchange_row = ExchangeRequest(
+            run_id=state.run_id,
+            flow_id=flow.id,
+            method=flow.request.method,
+            path=state.client_path,
+            request_headers=flow.request.headers.fields,
+            request_body=b"",  # the body's first bytes, filled in as the row is written (`_exchange`)
+            upstream_request_body=None,
+            t_request=flow.request.timestamp_start,
+        )
+        body: UnreadBody | None = state.unread_request
+        if body is not None and not body.size:  # seen at its head: the size its Content-Length declares
+            declared = flow.request.headers.get("content-length", "?")
+            detail = (
+                f"request body of {declared} bytes (its Content-Length) is past {self.session.limits.max_held} bytes"
+                " (the larger of --max-body and --max-sse-event, the most the proxy holds of one body): it went on as"
+                " it came, unread; its first bytes, up to --max-body, stored"
+            )
+        else:
+            detail = unread_detail("request body", body, self.session.limits.max_held)
+        self.session.anomaly(flow.id, state.run_id, "body-unread", detail, time.time())
+
+    def _unread_response(self, flow: http.HTTPFlow, state: FlowState) -> None:
+        """A response body too large to hold went to the client as it came (unread_body.py): the head, and the body's
+        first bytes when a hook saw them, are stored; it makes no message row, and a `body-unread` anomaly says so."""
+        response = flow.response
+        assert response is not None
+        if state.exchange_row is not None:  # mitmproxy began streaming mid-body, after the head's hook: write the head
+            head = ExchangeHead(
+                status=response.status_code,
+                t_response=response.timestamp_start,
+                response_headers=response.headers.fields,
+            )
+            self._exchange(state, head)
+        body: UnreadBody | None = state.unread_response
+        self._exchange(
+            state,
+            ExchangeStreamEnd(
+                t_end=response.timestamp_end or time.time(),
+                mutations=_records(state),
+                upstream_response_headers=state.upstream_response_headers or None,
+                upstream_response_body=bytes(body.kept) if body is not None else b"",
+                flow_state=_flow_state(flow) if self.keep_flow_state else None,
+            ),
+        )
+        detail = unread_detail("response body", body, self.session.limits.max_held)
+        self.session.anomaly(flow.id, state.run_id, "body-unread", detail, time.time())
 
     def _message(
         self,
@@ -175,6 +241,8 @@ class Recorder:
 
     def _exchange(self, state: FlowState, outcome: ExchangeOutcome) -> None:
         """Write the flow's exchange row the first time, complete; later facts (a late error) update it."""
+        if state.exchange_row is not None and state.unread_request is not None:  # what passed of it by now
+            state.exchange_row = dataclasses.replace(state.exchange_row, request_body=bytes(state.unread_request.kept))
         if state.exchange_row is not None:
             self.writer.insert_exchange(state.exchange_row, outcome)
             state.exchange_row = None
@@ -277,6 +345,11 @@ class Recorder:
     def _response(self, flow: http.HTTPFlow, state: FlowState) -> None:
         assert flow.response is not None
         state.finished = True
+        if streamed_unread(flow.request):  # the upstream may answer before a streamed body has gone by
+            self._unread_request(flow, state)
+        if streamed_unread(flow.response):
+            self._unread_response(flow, state)
+            return
         if flow.response.stream:
             self._finish_stream(flow, state)
             return
@@ -353,6 +426,13 @@ class Recorder:
         if ticket is not None:  # held: what the real upstream said is the ticket's, not the hold server's
             upstream_body = self._cap(state, ticket.upstream_body or b"", "upstream response body")
             upstream_headers = ticket.upstream_headers
+            if ticket.too_large:  # the hold would have had to hold it whole: the client got the proxy's error instead
+                detail = (
+                    f"the upstream's response body is past {ticket.max_held} bytes (the larger of --max-body and"
+                    " --max-sse-event, the most the proxy holds of one body), so the hold did not read it and the"
+                    f" client got the proxy's JSON-RPC error event instead; its first {len(upstream_body)} bytes stored"
+                )
+                self.session.anomaly(flow.id, state.run_id, "body-unread", detail, time.time())
         elif state.upstream_sse_bytes > len(upstream_body):
             detail = f"SSE stream of {state.upstream_sse_bytes} bytes: only its first {len(upstream_body)} bytes stored"
             self.session.anomaly(flow.id, state.run_id, "body-over-limit", detail, time.time())
@@ -383,6 +463,8 @@ class Recorder:
         state = self.session.flows.get(flow.id)
         if state is None:
             return
+        if streamed_unread(flow.request):  # the flow may fail before a streamed body has gone by
+            self._unread_request(flow, state)
         message = flow.error.msg if flow.error else "unknown error"
         kind = "client-disconnected" if "client disconnected" in message.lower() else "upstream-unreachable"
         if flow.response is not None and kind != "client-disconnected":
@@ -391,7 +473,10 @@ class Recorder:
         self.session.anomaly(flow.id, state.run_id, kind, message, time.time())
         if flow.response is not None and flow.response.stream and not state.finished:
             state.finished = True
-            self._finish_stream(flow, state)
+            if streamed_unread(flow.response):
+                self._unread_response(flow, state)
+            else:
+                self._finish_stream(flow, state)
 
     def done(self) -> None:
         self.writer.close()

@@ -27,6 +27,7 @@ from .mutations.inject_input_requests import AnswerInputRequiredRecord, RejectRe
 from .session import FlowState, RunInfo, Session, header_pairs, origin_of
 from .sse import SseItem, SseRewriter, StreamCut
 from .transforms import INTERNAL_ERROR, INVALID_PARAMS, progress_token, proxy_error, rewrite_response, sse_event
+from .unread_body import streamed_unread, take_over
 
 JSON = {"Content-Type": "application/json"}
 
@@ -52,8 +53,8 @@ class Rewriter:
 
     def request(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)
-        if state is None or flow.response is not None or state.run_id is None:
-            return
+        if state is None or flow.response is not None or state.run_id is None or streamed_unread(flow.request):
+            return  # a body too large to hold went upstream as it came: nothing read, nothing to rewrite
         run = self.session.run_for(state.run_id)
         if run is None:
             return
@@ -141,6 +142,7 @@ class Rewriter:
             hold=relay.hold_ms is not None,
             delay_ms=relay.delay_ms,
             between_events_ms=relay.between_events_ms,
+            max_held=self.session.limits.max_held,
         )
         state.hold_ticket = ticket
         flow.request.scheme, flow.request.host, flow.request.port = "http", "127.0.0.1", self.holds.port
@@ -211,6 +213,8 @@ class Rewriter:
             )
         elif step.cut_after is not None:
             flow.response.stream = BodyCut(step.cut_after, state.upstream_sse, state.client_sse)
+        elif flow.response.stream:  # mitmproxy streams it: its Content-Length is past the bound (unread_body.py)
+            state.unread_response = take_over(flow.response, self.session.limits.max_body)
 
     def _transform_event(self, state: FlowState, text: str) -> str | StreamCut | None:
         return self.transform_text(state, text, sse_idx=state.sse_items)
@@ -247,8 +251,8 @@ class Rewriter:
     def response(self, flow: http.HTTPFlow) -> float:
         """Rewrite a buffered (JSON) response, or end a streamed one; returns how many seconds to hold it."""
         state = self.session.flows.get(flow.id)
-        if state is None or flow.response is None:
-            return 0.0
+        if state is None or flow.response is None or streamed_unread(flow.response):
+            return 0.0  # a body too large to hold went to the client as it came: no mutation read it
         if flow.response.stream:
             self._end_stream(flow, state)
             return 0.0

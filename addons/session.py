@@ -45,9 +45,9 @@ class Limits:
 
     @property
     def max_held(self) -> int:
-        """The most bytes of one SSE event the proxy holds to read and rewrite it whole: past it, the event goes to the
-        client as it arrives, unread. Raising either storage limit raises it; a lowered one never makes it smaller than
-        the text stored per event."""
+        """The most bytes of one body or SSE event the proxy holds to read and rewrite it whole: past it, the body or
+        event goes on as it arrives, unread. Raising either storage limit raises it; a lowered one never makes it
+        smaller than the text stored per event."""
         return max(self.max_body, self.max_sse_event)
 
 
@@ -87,6 +87,9 @@ class FlowState:
     idle_since: float = 0.0  # time.monotonic() the current wait began (request sent, then response head)
     upstream_bytes_at: Any = None  # when the upstream last sent bytes: upstream_timeout.last_upstream_bytes
     finished: bool = False
+    # an unread_body.UnreadBody once mitmproxy streams a body too large to hold (from its Content-Length)
+    unread_request: Any = None
+    unread_response: Any = None
 
 
 @dataclass

@@ -25,6 +25,8 @@ INTERRUPTED = "orchestrator-interrupted"
 # the proxy passed an SSE event too large to hold (past the larger of --max-body and --max-sse-event) to the client
 # unread: whatever message it carried is in no message row, so no check can have judged it
 UNREAD = "sse-event-unread"
+# the same for a whole request or response body too large to hold (addons/unread_body.py)
+BODY_UNREAD = "body-unread"
 NOT_RUN = "client-not-run"  # a scenario that could not run its client at all (e.g. --target discovery found none)
 # a coding agent tried a host outside the lab (its refusing proxy saw it: proxy/run/agent_lab.py); judged by
 # session-agent-stays-in-lab, never a harness problem
@@ -83,6 +85,8 @@ def harness_problems(rec: Recording) -> Iterator[Finding]:
             yield Finding.errored(NOT_RUN, f"the client was never run: {anomaly.detail}", evidence)
         elif anomaly.kind == UNREAD:
             yield Finding.errored(UNREAD, f"a message went to the client unread: {anomaly.detail}", evidence)
+        elif anomaly.kind == BODY_UNREAD:
+            yield Finding.errored(BODY_UNREAD, f"a body went on unread: {anomaly.detail}", evidence)
     for run in rec.runs:
         if run.ended_at is None:
             yield Finding.errored(

@@ -289,3 +289,70 @@ def test_a_path_http_client_cannot_send_is_said_in_the_held_answer_not_as_a_miss
     [answer] = events(run_bounded(scenario()))
     assert answer["id"] == 1 and "UnicodeEncodeError" in answer["error"]["message"]
     assert "HTTP None" not in answer["error"]["message"]
+
+
+def test_a_held_answer_past_the_bound_is_not_held_whole_the_client_gets_an_error_event_naming_the_bound(rig: Rig):
+    holds = rig.addons.holds
+    big = b'{"jsonrpc":"2.0","id":1,"result":{"text":"' + b"x" * 300_000 + b'"}}'
+
+    async def scenario() -> tuple[HoldTicket, list[Any]]:
+        upstream, port = await serve(answering(big))
+        await holds.start()
+        try:
+            held = ticket(port, max_held=100_000)
+            _, body = await post(holds.port, holds.issue(held), b"")
+            return held, events(body)
+        finally:
+            await holds.stop()
+            upstream.close()
+            await upstream.wait_closed()
+
+    held, [note] = run_bounded(scenario())
+    assert held.too_large and held.upstream_body == big[:100_000], "only the bound was read and kept"
+    assert note["id"] == 1 and "past 100000 bytes" in note["error"]["message"]
+
+
+def test_a_relayed_body_passes_whole_while_only_the_bound_is_kept_for_the_recording(rig: Rig):
+    holds = rig.addons.holds
+    big = b'{"jsonrpc":"2.0","id":1,"result":{"text":"' + b"y" * 3_000_000 + b'"}}'
+
+    async def scenario() -> tuple[HoldTicket, bytes]:
+        upstream, port = await serve(answering(big))
+        await holds.start()
+        try:
+            relayed = ticket(port, hold=False, max_held=100_000)
+            _, body = await post(holds.port, holds.issue(relayed), b"")
+            return relayed, body
+        finally:
+            await holds.stop()
+            upstream.close()
+            await upstream.wait_closed()
+
+    relayed, body = run_bounded(scenario())
+    assert body == big, "the client gets every byte"
+    assert relayed.upstream_body == big[:100_000] and not relayed.too_large
+
+
+def test_a_paced_event_past_the_bound_goes_on_at_once_and_the_events_around_it_keep_their_gaps(rig: Rig):
+    holds = rig.addons.holds
+    small = b"event: message\ndata: " + wire(RESULT) + b"\n\n"
+    huge = b"data: " + b"z" * 500_000 + b"\n\n"
+    stream = small + huge + small
+
+    async def scenario() -> tuple[bytes, float]:
+        upstream, port = await serve(answering(stream, "text/event-stream"))
+        await holds.start()
+        try:
+            began = time.monotonic()
+            paced = ticket(port, hold=False, between_events_ms=300, max_held=4096)
+            _, body = await post(holds.port, holds.issue(paced), b"")
+            return body, time.monotonic() - began
+        finally:
+            await holds.stop()
+            upstream.close()
+            await upstream.wait_closed()
+
+    body, took = run_bounded(scenario())
+    assert body == stream, "every byte, in order"
+    # the huge event is not paced (it went on as it came) but the next one still waits its gap: one gap at least
+    assert 0.3 <= took < WAIT_S, took

@@ -70,7 +70,8 @@ def test_every_request_goes_upstream_asking_for_identity_exactly_as_anticomp_wou
                 request.headers.add(name, value)
         theirs.anticomp()
         flow = type("Flow", (), {"request": ours, "id": "f"})()
-        router = Router(type("Session", (), {"flows": {}})())  # type: ignore[arg-type]
+        session = type("Session", (), {"flows": {}, "run_for": lambda self, run_id: None})()
+        router = Router(session)  # type: ignore[arg-type]
         router.requestheaders(flow)  # type: ignore[arg-type]
         assert ours.headers.fields == theirs.headers.fields, headers
 

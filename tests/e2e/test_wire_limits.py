@@ -14,9 +14,17 @@ import httpx
 import pytest
 
 from backchannel.addons.session import Limits
+from backchannel.oracle.harness import harness_problems
 from backchannel.proxy.run.capture import Capture
 from backchannel.recordings import load
-from tests.e2e.conftest import RawRequest, RawUpstream, Respond, post_rpc, rpc_headers, rpc_request
+from tests.e2e.conftest import (
+    RawRequest,
+    RawUpstream,
+    Respond,
+    post_rpc,
+    rpc_headers,
+    rpc_request,
+)
 
 IDLE_S = 1.0
 
@@ -225,3 +233,106 @@ def test_an_sse_event_larger_than_max_body_streams_through_the_proxy_without_bei
     assert [m.jsonrpc_id for m in rec.messages if m.run_id == run.id and m.direction == "to-client"] == ["11"]
     first = [e for e in rec.sse_events if e.run_id == run.id][0]
     assert len(first.upstream_raw) == 64 * 1024
+
+
+BIG_BODY = 64 * 1024 * 1024
+SMALL = Limits(max_body=1024 * 1024, max_sse_event=64 * 1024)  # the proxy holds at most 1 MiB of one body
+
+
+def huge_json(framing: str) -> Respond:
+    """An upstream answering with a 64 MiB JSON result, framed by Content-Length or chunked, in 256 KiB pieces."""
+
+    def respond(conn: socket.socket, request: RawRequest, stopping: threading.Event) -> None:
+        if not request.body:
+            return  # a bare connect (the harness probing that the upstream listens)
+        head = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"' % request.message["id"]
+        tail = b'"}],"resultType":"complete"}}'
+        piece = b"x" * (256 * 1024)
+        parts = [head, *[piece] * (BIG_BODY // len(piece)), tail]
+        size = sum(len(p) for p in parts)
+        if framing == "length":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % size)
+            for part in parts:
+                conn.sendall(part)
+        else:
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+            for part in parts:
+                conn.sendall(b"%x\r\n%s\r\n" % (len(part), part))
+            conn.sendall(b"0\r\n\r\n")
+
+    return respond
+
+
+@pytest.mark.parametrize("framing", ["length", "chunked"])
+def test_a_json_response_larger_than_max_body_streams_through_the_proxy_unread_and_judge_says_so(
+    framing: str, tmp_path: Path, raw_upstream: Callable[[Respond], RawUpstream]
+):
+    upstream = raw_upstream(huge_json(framing))
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url, limits=SMALL) as capture:
+        assert capture.proxy is not None
+        pid = capture.proxy.process.pid
+        run = capture.new_run("huge-json", {})
+        before = _kib(pid, "VmRSS")
+        received, head, tail = 0, b"", b""
+        with httpx.Client(timeout=httpx.Timeout(30.0)) as client:
+            message = rpc_request(12)
+            with client.stream("POST", run.url, content=json.dumps(message), headers=rpc_headers()) as response:
+                status = response.status_code
+                for chunk in response.iter_bytes():
+                    received += len(chunk)
+                    head = head or chunk[:100]
+                    tail = (tail + chunk)[-100:]
+        peak = _kib(pid, "VmHWM")
+        assert capture.proxy.process.poll() is None, "mitmdump is still serving"
+    assert status == 200 and received > BIG_BODY, "the client got every byte"
+    assert head.startswith(b'{"jsonrpc":"2.0","id":12,') and tail.endswith(b'"resultType":"complete"}}')
+    grew_mib = (peak - before) / 1024
+    print(f"mitmdump ({framing}): {before / 1024:.0f} MiB before, peak {peak / 1024:.0f} MiB, for a 64 MiB body")
+    assert grew_mib < 24, f"mitmdump grew {grew_mib:.0f} MiB while a 64 MiB body passed: it held the body"
+    rec = load(tmp_path / "rec.sqlite")
+    [unread] = [a for a in rec.anomalies if a.run_id == run.id]
+    assert unread.kind == "body-unread" and "response body" in unread.detail, unread
+    assert [m.direction for m in rec.messages if m.run_id == run.id] == ["to-server"], "no message was made of it"
+    [exchange] = [e for e in rec.exchanges if e.run_id == run.id]
+    assert exchange.status == 200 and exchange.streamed
+    if framing == "length":  # a hook saw the stream begin: its first --max-body bytes are kept, its size is known
+        assert exchange.upstream_response_body == (head + b"x" * SMALL.max_body)[: SMALL.max_body]
+        assert f"of {received} bytes" in unread.detail
+    else:  # mitmproxy switched to streaming mid-body, where no hook runs: nothing of it is kept
+        assert exchange.upstream_response_body == b"" and "unknown length" in unread.detail
+    assert "body-unread" in [p.reason for p in harness_problems(rec)]
+
+
+def test_a_request_body_larger_than_max_body_goes_upstream_unread_to_the_runs_upstream(
+    tmp_path: Path, raw_upstream: Callable[[Respond], RawUpstream]
+):
+    got: list[int] = []
+
+    def answer(conn: socket.socket, request: RawRequest, stopping: threading.Event) -> None:
+        if not request.body:
+            return
+        got.append(len(request.body))
+        body = json.dumps({"jsonrpc": "2.0", "id": 13, "result": {"content": [], "resultType": "complete"}}).encode()
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body))
+        conn.sendall(body)
+
+    upstream = raw_upstream(answer)
+    message = rpc_request(13, extra_params={"arguments": {"text": "y" * BIG_BODY}})
+    sent = json.dumps(message).encode()
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url, limits=SMALL) as capture:
+        assert capture.proxy is not None
+        pid = capture.proxy.process.pid
+        run = capture.new_run("huge-request", {})
+        before = _kib(pid, "VmRSS")
+        with httpx.Client(timeout=httpx.Timeout(30.0)) as client:
+            response = client.post(run.url, content=sent, headers=rpc_headers())
+        peak = _kib(pid, "VmHWM")
+    assert response.json()["id"] == 13 and got == [len(sent)], "the run's upstream got the whole request"
+    assert (peak - before) / 1024 < 24, f"mitmdump grew {(peak - before) / 1024:.0f} MiB: it held the request"
+    rec = load(tmp_path / "rec.sqlite")
+    [unread] = [a for a in rec.anomalies if a.run_id == run.id]
+    assert unread.kind == "body-unread" and f"request body of {len(sent)} bytes" in unread.detail, unread
+    [exchange] = [e for e in rec.exchanges if e.run_id == run.id]
+    assert exchange.request_body == sent[: SMALL.max_body]
+    assert [m.direction for m in rec.messages if m.run_id == run.id] == ["to-client"]
+    assert "body-unread" in [p.reason for p in harness_problems(rec)]
