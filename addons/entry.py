@@ -76,7 +76,7 @@ class Backchannel:
             # proxy passes it on unread (unread_body.py) rather than hold whatever a peer sends
             ctx.options.update(stream_large_bodies=str(self.session.limits.max_held))  # type: ignore[no-untyped-call]
         self.recorder = Recorder(self.session, flow_state=ctx.options.backchannel_flow_state)
-        self.router = Router(self.session)
+        self.router = Router(self.session, self.holds)
         self.rewriter = Rewriter(self.session, self.holds, self.recorder.sse_item)
 
     async def running(self) -> None:

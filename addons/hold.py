@@ -129,14 +129,53 @@ def _stream(ticket: HoldTicket, loop: asyncio.AbstractEventLoop, queue: asyncio.
         loop.call_soon_threadsafe(queue.put_nowait, None)
 
 
+async def _drain(reader: asyncio.StreamReader, head: bytes) -> None:
+    """Read a request's body to its end without keeping it: Content-Length or chunked framing."""
+    length, chunked = 0, False
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        name = name.strip().lower()
+        if name == b"content-length":
+            length = int(value.strip() or 0)
+        elif name == b"transfer-encoding":
+            chunked = b"chunked" in value.lower()
+    if not chunked:
+        await _skip(reader, length)
+        return
+    while True:
+        size = int((await reader.readuntil(b"\r\n")).split(b";", 1)[0].strip() or b"0", 16)
+        if size == 0:
+            while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers, then the blank line
+                pass
+            return
+        await _skip(reader, size + 2)  # the chunk and its CRLF
+
+
+async def _skip(reader: asyncio.StreamReader, count: int) -> None:
+    while count > 0:
+        chunk = await asyncio.wait_for(reader.read(min(count, _READ)), 30)
+        if not chunk:
+            raise asyncio.IncompleteReadError(b"", count)
+        count -= len(chunk)
+
+
 def _error_event(ticket: HoldTicket, reason: str) -> bytes:
     error = {"code": -32603, "message": f"backchannel hold: the upstream failed: {reason}"}
     return sse_event(json.dumps({"jsonrpc": "2.0", "id": ticket.request_id, "error": error}, separators=(",", ":")))
 
 
+@dataclass(frozen=True)
+class SinkTicket:
+    """The proxy's own answer to a request it must not forward, whose body was too large to hold: the body streams
+    here (mitmproxy sends it before any hook could answer), is read and dropped, and this answer goes back."""
+
+    status: int
+    body: bytes
+
+
 class HoldServer:
     def __init__(self) -> None:
-        self.tickets: dict[str, HoldTicket] = {}
+        self.tickets: dict[str, HoldTicket | SinkTicket] = {}
         self.port = 0
         self._server: asyncio.Server | None = None
         self._fetchers: ThreadPoolExecutor | None = None  # from start to stop: its threads end with the server
@@ -146,10 +185,14 @@ class HoldServer:
         self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
         self.port = self._server.sockets[0].getsockname()[1]
 
-    def issue(self, ticket: HoldTicket) -> str:
+    def issue(self, ticket: HoldTicket | SinkTicket) -> str:
         token = secrets.token_hex(8)
         self.tickets[token] = ticket
         return f"/hold/{token}"
+
+    def withdraw(self, path: str) -> None:
+        """Forget a ticket that will not be used (the proxy answered the flow itself)."""
+        self.tickets.pop(path.rsplit("/", 1)[-1], None)
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -171,16 +214,19 @@ class HoldServer:
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
             path = head.split(b" ", 2)[1].decode("latin-1")
-            length = 0
-            for line in head.split(b"\r\n")[1:]:
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value.strip() or 0)
-            if length:
-                await reader.readexactly(length)
+            await _drain(reader, head)  # a ticket carries the body it forwards; a sink's is dropped
             ticket = self.tickets.pop(path.rsplit("/", 1)[-1], None)
             if ticket is None:
                 writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                return
+            if isinstance(ticket, SinkTicket):
+                writer.write(
+                    b"HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                    % (ticket.status, http.client.responses.get(ticket.status, "").encode())
+                    + b"Content-Length: %d\r\n\r\n" % len(ticket.body)
+                    + ticket.body
+                )
+                await writer.drain()
                 return
             await (self._hold(ticket, writer) if ticket.hold else self._relay(ticket, writer))
         except (

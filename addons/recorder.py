@@ -129,7 +129,8 @@ class Recorder:
             detail = (
                 f"request body of {declared} bytes (its Content-Length) is past {self.session.limits.max_held} bytes"
                 " (the larger of --max-body and --max-sse-event, the most the proxy holds of one body): it went on as"
-                " it came, unread; its first bytes, up to --max-body, stored"
+                " it came, unread; its first bytes that had passed when the exchange was written, up to --max-body,"
+                " stored"
             )
         else:
             detail = unread_detail("request body", body, self.session.limits.max_held)
@@ -141,25 +142,30 @@ class Recorder:
         response = flow.response
         assert response is not None
         if state.exchange_row is not None:  # mitmproxy began streaming mid-body, after the head's hook: write the head
-            head = ExchangeHead(
-                status=response.status_code,
-                t_response=response.timestamp_start,
-                response_headers=response.headers.fields,
-            )
-            self._exchange(state, head)
+            self._unread_head(state, response)
         body: UnreadBody | None = state.unread_response
+        kept = bytes(body.kept) if body is not None else b""
+        ticket = state.hold_ticket
+        if ticket is not None and ticket.upstream_body:  # relayed: the relay kept the upstream's first bytes
+            kept = self._cap(state, ticket.upstream_body, "upstream response body")
         self._exchange(
             state,
             ExchangeStreamEnd(
                 t_end=response.timestamp_end or time.time(),
                 mutations=_records(state),
                 upstream_response_headers=state.upstream_response_headers or None,
-                upstream_response_body=bytes(body.kept) if body is not None else b"",
+                upstream_response_body=kept,
                 flow_state=_flow_state(flow) if self.keep_flow_state else None,
             ),
         )
         detail = unread_detail("response body", body, self.session.limits.max_held)
         self.session.anomaly(flow.id, state.run_id, "body-unread", detail, time.time())
+
+    def _unread_head(self, state: FlowState, response: http.Response) -> None:
+        head = ExchangeHead(
+            status=response.status_code, t_response=response.timestamp_start, response_headers=response.headers.fields
+        )
+        self._exchange(state, head)
 
     def _message(
         self,
@@ -433,6 +439,12 @@ class Recorder:
                     f" client got the proxy's JSON-RPC error event instead; its first {len(upstream_body)} bytes stored"
                 )
                 self.session.anomaly(flow.id, state.run_id, "body-unread", detail, time.time())
+        elif state.body_cut is not None and state.body_cut.upstream_size > len(upstream_body):
+            detail = (
+                f"response body of {state.body_cut.upstream_size} bytes (cut for the client by a disconnect):"
+                f" only its first {len(upstream_body)} bytes stored"
+            )
+            self.session.anomaly(flow.id, state.run_id, "body-over-limit", detail, time.time())
         elif state.upstream_sse_bytes > len(upstream_body):
             detail = f"SSE stream of {state.upstream_sse_bytes} bytes: only its first {len(upstream_body)} bytes stored"
             self.session.anomaly(flow.id, state.run_id, "body-over-limit", detail, time.time())
@@ -465,6 +477,8 @@ class Recorder:
             return
         if streamed_unread(flow.request):  # the flow may fail before a streamed body has gone by
             self._unread_request(flow, state)
+        if flow.response is not None and streamed_unread(flow.response) and state.exchange_row is not None:
+            self._unread_head(state, flow.response)  # a body of unknown length that failed: its head still counts
         message = flow.error.msg if flow.error else "unknown error"
         kind = "client-disconnected" if "client disconnected" in message.lower() else "upstream-unreachable"
         if flow.response is not None and kind != "client-disconnected":

@@ -24,9 +24,10 @@ from .mutations.base import DeliveryStep, EndStep, HeadersStep, Relay, RequestSt
 from .mutations.disconnect import BodyCut
 from .mutations.hold import HoldRecord
 from .mutations.inject_input_requests import AnswerInputRequiredRecord, RejectRequestStateRecord
+from .router import refusal
 from .session import FlowState, RunInfo, Session, header_pairs, origin_of
 from .sse import SseItem, SseRewriter, StreamCut
-from .transforms import INTERNAL_ERROR, INVALID_PARAMS, progress_token, proxy_error, rewrite_response, sse_event
+from .transforms import INVALID_PARAMS, progress_token, proxy_error, rewrite_response, sse_event
 from .unread_body import streamed_unread, take_over
 
 JSON = {"Content-Type": "application/json"}
@@ -86,10 +87,7 @@ class Rewriter:
         HTTP 500 with JSON-RPC -32603 (internal error), not 400: the fault is the recording's, not the client's
         request, and a 400 would tell the client under test that it sent something wrong.
         """
-        message = (
-            f"backchannel cannot apply run {run.run_id}'s plan, so it did not forward this request: {run.plan_error}"
-        )
-        flow.response = http.Response.make(*proxy_error(state.request, INTERNAL_ERROR, message), JSON)
+        flow.response = http.Response.make(*refusal(run.run_id, run, state.request), JSON)
         state.answered_by_proxy = "invalid-plan"
 
     def _answer_retry(self, flow: http.HTTPFlow, state: FlowState, request: dict[str, Any]) -> bool:
@@ -212,7 +210,8 @@ class Rewriter:
                 keep=self.session.limits.max_sse_event,
             )
         elif step.cut_after is not None:
-            flow.response.stream = BodyCut(step.cut_after, state.upstream_sse, state.client_sse)
+            cut = BodyCut(step.cut_after, state.upstream_sse, state.client_sse, keep=self.session.limits.max_body)
+            flow.response.stream = state.body_cut = cut
         elif flow.response.stream:  # mitmproxy streams it: its Content-Length is past the bound (unread_body.py)
             state.unread_response = take_over(flow.response, self.session.limits.max_body)
 
@@ -278,7 +277,8 @@ class Rewriter:
     def _end_stream(self, flow: http.HTTPFlow, state: FlowState) -> None:
         if not state.active:
             return
-        step = EndStep(records=state.applied, sent=max(state.client_sse_bytes, len(state.client_sse)))
+        sent = state.body_cut.client_size if state.body_cut is not None else state.client_sse_bytes
+        step = EndStep(records=state.applied, sent=max(sent, len(state.client_sse)))
         for mutation in state.active:
             mutation.params.on_end(mutation.index, step)
         if step.kill and flow.killable:

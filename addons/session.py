@@ -90,6 +90,8 @@ class FlowState:
     # an unread_body.UnreadBody once mitmproxy streams a body too large to hold (from its Content-Length)
     unread_request: Any = None
     unread_response: Any = None
+    body_cut: Any = None  # a disconnect's BodyCut on a JSON body: it counts what it did not keep
+    sink: str | None = None  # the hold server's path that answers a request never forwarded (Router._to_sink)
 
 
 @dataclass

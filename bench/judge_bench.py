@@ -8,6 +8,9 @@ variant is a different file with different bytes, judged to the same statuses). 
   cli-jN    `python -m backchannel.proxy.cli judge DIR --format F --jobs N` (F: --format, default json) for each N
             of --cli-jobs (default 1 and 2), wall clock, start-up included; the scaling line says what the most
             workers give over one
+  cached-jN the same with `--cache` (N: the most of --cli-jobs), re-judging the unchanged corpus: the cache is
+            filled by one unmeasured run first, so this is what a CI job re-judging its fixtures pays; its output
+            must be the same bytes as cli-jN's
   parallel  `judge_all` in process with --jobs workers (what the CLI runs, without start-up and rendering)
   serial    load + judge, one recording after another, on one core
   read      the yardstick, on one core: every row of every table read with the sqlite3 module and every JSON cell
@@ -129,8 +132,12 @@ runpy.run_module("backchannel.proxy.cli", run_name="__main__", alter_sys=True)
 PEAK = "BACKCHANNEL-BENCH-PEAK-KB"
 
 
-def time_cli(python: str, folder: Path, jobs: int, fmt: str = "json") -> tuple[float, int, str, float]:
+def time_cli(
+    python: str, folder: Path, jobs: int, fmt: str = "json", cache: Path | None = None
+) -> tuple[float, int, str, float]:
     argv = [python, "-c", f"PEAK = {PEAK!r}\n{_CLI}", "judge", str(folder), "--format", fmt, "--jobs", str(jobs)]
+    if cache is not None:
+        argv += ["--cache", str(cache)]
     start = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, timeout=1800)
     elapsed = time.perf_counter() - start
@@ -234,7 +241,8 @@ def main() -> None:
     builds = args.build or [Build("this", sys.executable)]
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     cli_jobs = [int(j) for j in args.cli_jobs.split(",") if j.strip()]
-    modes = [f"cli-j{j}" for j in cli_jobs] + ["parallel"] + ([] if args.skip_serial else ["serial"]) + [READ]
+    modes = [f"cli-j{j}" for j in cli_jobs] + [f"cached-j{max(cli_jobs)}", "parallel"]
+    modes += ([] if args.skip_serial else ["serial"]) + [READ]
     if args.only:
         modes = [mode for mode in modes if mode in args.only.split(",")]
     print(
@@ -256,6 +264,11 @@ def main() -> None:
                     for build in [Build("sqlite3", sys.executable)] if mode == READ else builds:
                         if mode.startswith("cli-j"):
                             run = partial(time_cli, build.python, folder, int(mode[5:]), args.format)
+                        elif mode.startswith("cached-j"):
+                            cache = Path(tmp) / f"cache-{size}-{build.name}"
+                            run = partial(time_cli, build.python, folder, int(mode[8:]), args.format, cache)
+                            if not cache.exists():  # filled once, unmeasured: the mode re-judges an unchanged corpus
+                                run()
                         else:
                             run = partial(time_in_process, build.python, folder, mode, jobs)
                         got = measured(run)

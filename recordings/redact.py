@@ -81,7 +81,9 @@ _STRING = r'"(?:[^"\\\n]|\\.)*"'
 # a query parameter wherever a URL appears (free text, a JSON string, a header's value): its value, any length, goes
 # when its name is secret, as in a request's path
 _QUERY_PAIR = re.compile(r"(?<=[?&;])([A-Za-z0-9_.~%+-]{1,100})=([^&#;\s\"'<>\\]+)")
-_MEMBER = re.compile(rf"({_STRING})(?:(\s*:\s*)({_STRING}))?")
+# a value may run to the end of the text unclosed: a body stored up to a limit can end inside a secret's value
+_VALUE = r'"(?:[^"\\\n]|\\.)*(?:"|\\?\Z)'
+_MEMBER = re.compile(rf"({_STRING})(?:(\s*:\s*)({_VALUE}))?")
 
 
 @dataclass(frozen=True, slots=True)

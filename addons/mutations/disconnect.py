@@ -76,21 +76,33 @@ KIND = Disconnect
 class BodyCut:
     """A stream callable that passes the first `limit` bytes of a (non-SSE) body and withholds the rest.
 
-    Both byte truths are kept for the Recorder: everything the upstream sent, and what the client got.
+    Both byte truths are kept for the Recorder, each up to `keep` bytes (the rest counted, not held: an upstream's
+    body may be larger than the proxy should hold): what the upstream sent, and what the client got.
     """
 
-    __slots__ = ("limit", "upstream", "client")
+    __slots__ = ("limit", "upstream", "client", "keep", "upstream_size", "client_size")
 
-    def __init__(self, limit: int, upstream: bytearray, client: bytearray) -> None:
+    def __init__(self, limit: int, upstream: bytearray, client: bytearray, keep: int | None = None) -> None:
         self.limit = limit
         self.upstream = upstream
         self.client = client
+        self.keep = keep
+        self.upstream_size = 0  # every byte the upstream sent, kept or not
+        self.client_size = 0  # every byte the client got, kept or not
 
     def __call__(self, chunk: bytes) -> list[bytes]:
-        self.upstream += chunk
-        room = self.limit - len(self.client)
+        self.upstream_size += len(chunk)
+        self._kept(self.upstream, chunk)
+        room = self.limit - self.client_size
         if room <= 0 or not chunk:
             return []
         passed = chunk[:room]
-        self.client += passed
+        self.client_size += len(passed)
+        self._kept(self.client, passed)
         return [passed]
+
+    def _kept(self, into: bytearray, chunk: bytes) -> None:
+        if self.keep is None:
+            into += chunk
+        elif len(into) < self.keep:
+            into += chunk[: self.keep - len(into)]

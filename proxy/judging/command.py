@@ -164,6 +164,7 @@ def judge_many(
     baseline: Path | None = None,
     shard_spec: str | None = None,
     progress: Progress = _no_progress,
+    cache: Path | None = None,
 ) -> Output:
     """Judge every recording the arguments name (or this shard's part of them) and say so in one output.
 
@@ -178,7 +179,12 @@ def judge_many(
         found = shard.select(found, k, n)
         extra["shard"] = f"{k}/{n}"
     tasks = tasks_for(
-        found, read_stored=show_diff, store=store, shape=SHAPE_OF.get(fmt, "report"), statuses=expected is not None
+        found,
+        read_stored=show_diff,
+        store=store,
+        shape=SHAPE_OF.get(fmt, "report"),
+        statuses=expected is not None,
+        cache=cache,
     )
     spooled = Spool() if fmt in STREAMED else None
     log = CorpusLog() if fmt == "sarif" else None
@@ -222,6 +228,10 @@ def merge_reports(paths: list[Path], *, fmt: str = "json", baseline: Path | None
 
 
 _BASELINE_HELP = "YAML whose expected-failures lists scenario or scenario:check-id."
+_CACHE_HELP = (
+    "Folder keeping each report under the recording's bytes, its path and the oracle's code: an unchanged recording"
+    " is not judged again (not with --diff or --store)."
+)
 
 
 def _print_and_exit(output: Output) -> None:
@@ -250,11 +260,12 @@ def judge_command(
     store: Annotated[bool, typer.Option("--store", help="Store today's report in each recording.")] = False,
     baseline: Annotated[Path | None, typer.Option(help=_BASELINE_HELP)] = None,
     shard: Annotated[str | None, typer.Option(help="Judge only shard K of N (K/N), the same on every machine.")] = None,
+    cache: Annotated[Path | None, typer.Option(help=_CACHE_HELP)] = None,
 ) -> None:
     """Judge recordings offline: one prints its report exactly as `check` did; many, in parallel, a summary."""
     if fmt not in FORMATS:
         raise fail(f"unknown --format {fmt!r}; valid formats: {', '.join(FORMATS)}")
-    if one_recording(recordings) and not (diff or store or baseline or shard):  # exactly as before
+    if one_recording(recordings) and not (diff or store or baseline or shard or cache):  # exactly as before
         try:
             report = judge(load(recordings[0]))
         except USER_ERRORS as exc:
@@ -262,7 +273,7 @@ def judge_command(
         render_and_exit(report, fmt)
     if fmt not in CORPUS_FORMATS:
         raise fail(
-            f"--format {fmt} renders one recording; for many (or with --diff, --store, --baseline, --shard)"
+            f"--format {fmt} renders one recording; for many (or with --diff, --store, --baseline, --shard, --cache)"
             f" use {', '.join(CORPUS_FORMATS[:-1])} or {CORPUS_FORMATS[-1]}"
         )
     try:
@@ -275,6 +286,7 @@ def judge_command(
             baseline=baseline,
             shard_spec=shard,
             progress=progress_bar(err_console),
+            cache=cache,
         )
     except (*USER_ERRORS, *ERRORS) as exc:
         raise fail(str(exc)) from exc

@@ -7,6 +7,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from backchannel.oracle import ORACLE_VERSION, all_checks, judge
@@ -18,6 +19,7 @@ from backchannel.recordings.model import Recording
 from backchannel.recordings.reports import StoredReport, store_report, stored_report
 
 from . import diff
+from .cache import JudgeCache, oracle_fingerprint, recording_key
 from .inputs import Input
 from .sent import JsonReport, shaped
 
@@ -34,6 +36,7 @@ class Task:
     store: bool = False
     shape: str = "report"  # what of the report the parent reads (sent.py): report, json, summary or sarif
     statuses: bool = False  # with json, summary or sarif: every result's scenario, id and status (a baseline's)
+    cache: str | None = None  # `judge --cache DIR`: a report kept from an earlier judging of the same bytes (cache.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,11 @@ class Outcome:
 def run_task(task: Task) -> Outcome:
     """Judge one recording. Every failure is an Outcome naming it, so one hostile file never stops a corpus."""
     unjudged = {"stored": None} if task.read_stored else None
+    kept, key = _cached(task)
+    if kept is not None and key is not None:
+        said = kept.get(key)
+        if said is not None:
+            return Outcome(task.name, report=shaped(said, task.shape, statuses=task.statuses, name=task.name))
     try:
         rec = load(task.path)
         report = judge(rec)
@@ -59,6 +67,8 @@ def run_task(task: Task) -> Outcome:
         error = f"{task.path}: the oracle failed on it ({type(exc).__name__}: {exc})"
         return Outcome(task.name, error=error, diff=unjudged)
     said = report_dict(report)
+    if kept is not None and key is not None:
+        kept.put(key, said)
     changed = _changes(rec, said) if task.read_stored else None
     sent = shaped(said, task.shape, statuses=task.statuses, name=task.name)
     if task.store:
@@ -67,6 +77,19 @@ def run_task(task: Task) -> Outcome:
         except (RecordingError, OSError) as exc:
             return Outcome(task.name, report=sent, error=f"cannot store its report: {exc}", diff=changed)
     return Outcome(task.name, report=sent, diff=changed)
+
+
+def _cached(task: Task) -> tuple[JudgeCache | None, str | None]:
+    """The cache this task may read and fill, and the recording's key in it. Never with --diff (it reads the stored
+    report from the recording) or --store (it writes into the recording), nor for a file that cannot be read (the
+    judging says why)."""
+    if task.cache is None or task.read_stored or task.store:
+        return None, None
+    try:
+        key = recording_key(task.path)
+    except OSError:
+        return None, None
+    return JudgeCache(Path(task.cache), oracle_fingerprint()), key
 
 
 def _changes(rec: Recording, said: Mapping[str, Any]) -> dict[str, Any]:
@@ -96,8 +119,10 @@ def tasks_for(
     store: bool = False,
     shape: str = "report",
     statuses: bool = False,
+    cache: Path | None = None,
 ) -> list[Task]:
-    return [Task(str(i.path), str(i.path), read_stored, store, shape, statuses) for i in inputs]
+    folder = None if cache is None else str(JudgeCache.open(cache).folder.parent)  # stale oracles' entries go first
+    return [Task(str(i.path), str(i.path), read_stored, store, shape, statuses, folder) for i in inputs]
 
 
 def judge_all(tasks: list[Task], jobs: int, advance: Callable[[], None] = lambda: None) -> Iterator[Outcome]:

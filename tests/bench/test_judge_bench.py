@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 BOUND_S = 300
-MODES = ("cli-j1", "cli-j2", "parallel", "serial")
+MODES = ("cli-j1", "cli-j2", "cached-j2", "parallel", "serial")
 YARDSTICK = "read"  # reading and decoding everything, nothing judged: measured once a round, named sqlite3
 
 
@@ -20,7 +20,7 @@ def test_the_judge_benchmark_judges_a_small_corpus_in_every_mode(tmp_path: Path)
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=BOUND_S)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     for mode in MODES:
-        peak = r"  peak +\d+ MB" if mode.startswith("cli-") else ""  # the CLI's own peak memory
+        peak = r"  peak +\d+ MB" if mode.startswith(("cli-", "cached-")) else ""  # the CLI's own peak memory
         assert re.search(
             rf"^\s+40 recordings\s+this\s+{mode}\s+[\d.]+ s\s+\d+ recordings/s\s+[\d.]+ CPU-ms each{peak}"
             r"  \(other processes: \d+% of the CPUs\)$",
@@ -34,7 +34,7 @@ def test_the_judge_benchmark_judges_a_small_corpus_in_every_mode(tmp_path: Path)
     ), done.stdout
     assert re.search(
         r"scaling --jobs 2 / --jobs 1: [\d.]+x; cli-j2 costs [\d.]+x reading \(start-up included\);"
-        r" the CLI's own peak memory: cli-j1 \d+ MB, cli-j2 \d+ MB$",
+        r" the CLI's own peak memory: cli-j1 \d+ MB, cli-j2 \d+ MB, cached-j2 \d+ MB$",
         done.stdout,
         re.MULTILINE,
     ), done.stdout

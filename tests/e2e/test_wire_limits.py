@@ -336,3 +336,57 @@ def test_a_request_body_larger_than_max_body_goes_upstream_unread_to_the_runs_up
     assert exchange.request_body == sent[: SMALL.max_body]
     assert [m.direction for m in rec.messages if m.run_id == run.id] == ["to-client"]
     assert "body-unread" in [p.reason for p in harness_problems(rec)]
+
+
+@pytest.mark.parametrize("which", ["unknown-run", "invalid-plan"])
+def test_a_request_body_too_large_to_hold_for_a_run_the_proxy_answers_itself_is_never_forwarded(
+    which: str, tmp_path: Path, raw_upstream: Callable[[Respond], RawUpstream]
+):
+    seen: list[int] = []
+
+    def answer(conn: socket.socket, request: RawRequest, stopping: threading.Event) -> None:
+        seen.append(len(request.body))
+
+    upstream = raw_upstream(answer)
+    message = rpc_request(14, extra_params={"arguments": {"text": "z" * (4 * 1024 * 1024)}})
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url, limits=SMALL) as capture:
+        if which == "invalid-plan":
+            url = capture.new_run("bad-plan", {"mutations": [{"kind": "no-such-kind"}]}, stored=True).url
+        else:
+            known = capture.new_run("known", {})
+            url = known.url.replace(known.id, "deadbeef0000")
+        with httpx.Client(timeout=httpx.Timeout(30.0)) as client:
+            response = client.post(url, content=json.dumps(message).encode(), headers=rpc_headers())
+    assert response.status_code == (404 if which == "unknown-run" else 500), response.text
+    assert "error" in response.json()
+    assert [size for size in seen if size] == [], "the upstream never got the request"
+    rec = load(tmp_path / "rec.sqlite")
+    [exchange] = [e for e in rec.exchanges if e.request_body and e.request_body.startswith(b'{"jsonrpc"')]
+    assert not exchange.forwarded and exchange.status == response.status_code
+    assert "body-unread" in [a.kind for a in rec.anomalies]
+
+
+def test_a_disconnect_on_a_body_too_large_to_hold_keeps_only_max_body_of_it_and_says_so(
+    tmp_path: Path, raw_upstream: Callable[[Respond], RawUpstream]
+):
+    upstream = raw_upstream(huge_json("length"))
+    plan = {"mutations": [{"kind": "disconnect", "match": {"method": "tools/call"}, "afterBytes": 100}]}
+    with Capture(tmp_path / "rec.sqlite", upstream=upstream.url, limits=SMALL) as capture:
+        assert capture.proxy is not None
+        pid = capture.proxy.process.pid
+        run = capture.new_run("cut", plan)
+        before = _kib(pid, "VmRSS")
+        received = 0
+        with httpx.Client(timeout=httpx.Timeout(30.0)) as client:
+            with pytest.raises(httpx.RemoteProtocolError):
+                with client.stream("POST", run.url, content=json.dumps(rpc_request(15)), headers=rpc_headers()) as r:
+                    for chunk in r.iter_bytes():
+                        received += len(chunk)
+        peak = _kib(pid, "VmHWM")
+    assert received == 100
+    assert (peak - before) / 1024 < 24, f"mitmdump grew {(peak - before) / 1024:.0f} MiB: it held the body"
+    rec = load(tmp_path / "rec.sqlite")
+    [exchange] = [e for e in rec.exchanges if e.run_id == run.id]
+    stored = exchange.upstream_response_body or b""
+    assert len(stored) == SMALL.max_body and exchange.response_body == stored[:100], "both truths, each capped"
+    assert [a.kind for a in rec.anomalies if a.run_id == run.id] == ["body-over-limit"]

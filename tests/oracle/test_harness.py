@@ -70,6 +70,17 @@ def test_a_message_the_proxy_passed_unread_is_error_naming_the_limit():
     assert "--max-body" in error.message
 
 
+def test_a_body_the_proxy_passed_unread_is_error_and_an_anomaly_that_only_cut_what_was_stored_is_not():
+    detail = "response body of 20000000 bytes is past 16777216 bytes (the larger of --max-body and --max-sse-event)"
+    base = recording("elicitation-url-mode-py-sdk")
+    report = judge(_with_anomaly(base, "body-unread", detail))
+    [error] = [r for r in report.results if r.status == "ERROR"]
+    assert (error.id, error.reason, report.exit_code) == (harness.CHECK_ID, "body-unread", 1)
+    assert "--max-body" in error.message
+    stored_cut = judge(_with_anomaly(base, "body-over-limit", "response body of 20000000 bytes stored up to 16777216"))
+    assert not [r for r in stored_cut.results if r.status == "ERROR"], "a body read whole and stored in part is judged"
+
+
 def test_a_run_with_no_recorded_end_is_error():
     rec = recording("mrtr-provenance-toy-fixed")
     runs = tuple(replace(r, ended_at=None) if r.name == "absent" else r for r in rec.runs)

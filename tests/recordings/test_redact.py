@@ -82,6 +82,15 @@ def test_key_like_values_inside_json_strings_are_redacted_and_the_json_stays_val
     assert json.loads(out)["content"][0]["text"] == f"use {REDACTED} now"
 
 
+@pytest.mark.parametrize("cut", ["hunter2-corr", "hunter2-correct\\", ""])
+def test_a_body_stored_up_to_a_limit_that_ends_inside_a_secrets_value_loses_what_it_kept_of_it(cut):
+    whole = '{"params":{"arguments":{"note":"plain","password":"hunter2-correct-horse"}}}'
+    prefix = whole[: whole.index("hunter2")] + cut
+    out = redact_json_text(prefix)
+    assert "hunter2" not in out and out.endswith(f'"password":"{REDACTED}"') and '"note":"plain"' in out
+    assert redact_json_bytes(prefix.encode()).decode() == out
+
+
 def test_json_text_with_escaped_quotes_keeps_its_structure():
     text = r'{"note":"say \"apiKey\": \"abc\" ok","token":"t\"q"}'
     out = redact_json_text(text)

@@ -52,6 +52,14 @@ def test_a_body_cut_passes_the_first_bytes_and_keeps_both_truths():
     assert (bytes(upstream), bytes(client)) == (b"abcdefghijk", b"abcde")
 
 
+def test_a_body_cut_keeps_at_most_its_bound_of_either_side_and_counts_the_rest():
+    upstream, client = bytearray(), bytearray()
+    cut = BodyCut(6, upstream, client, keep=4)
+    assert cut(b"abc") == [b"abc"] and cut(b"defgh") == [b"def"] and cut(b"ijk") == []
+    assert (bytes(upstream), bytes(client)) == (b"abcd", b"abcd")
+    assert (cut.upstream_size, cut.client_size) == (11, 6)
+
+
 def test_a_json_answer_cut_after_n_bytes_reaches_the_client_as_a_prefix_then_a_killed_connection(rig: Rig):
     run_id = rig.runs.add({"mutations": [{"kind": "disconnect", "match": CALLS, "afterBytes": 20}]})
     flow = call_flow(rig, run_id)
