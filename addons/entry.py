@@ -239,6 +239,8 @@ class Backchannel:
         self._unwatch(flow)
         if self.session is not None:
             state = self.session.flows.pop(flow.id, None)
+            if state is not None and state.sink is not None:
+                self.holds.withdraw(state.sink)  # a sink the flow never reached (it failed, or was answered here)
             if state is not None and state.applied:  # only a flow a mutation applied to: mitmweb shows how
                 marks.mark(flow, state.applied)
 

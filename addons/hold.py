@@ -33,6 +33,7 @@ from .transforms import INTERNAL_ERROR, KEEPALIVE, progress_event, proxy_error, 
 
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
 _READ = 65536
+_TRAILERS = 100  # trailer lines a drained chunked body may end with
 # upstream requests held or relayed at once, a blocking thread each (made only when needed). Not asyncio's default
 # executor: that one has min(32, CPUs + 4) threads (the CPUs this process may use, from Python 3.13), so on a small
 # machine, or a proxy kept to one CPU (proxy/run/one_cpu.py), a seventh long stream would wait for one to end
@@ -143,12 +144,17 @@ async def _drain(reader: asyncio.StreamReader, head: bytes) -> None:
         await _skip(reader, length)
         return
     while True:
-        size = int((await reader.readuntil(b"\r\n")).split(b";", 1)[0].strip() or b"0", 16)
+        size = int((await _line(reader)).split(b";", 1)[0].strip() or b"0", 16)
         if size == 0:
-            while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers, then the blank line
-                pass
-            return
+            for _ in range(_TRAILERS):  # trailers, then the blank line
+                if await _line(reader) == b"\r\n":
+                    return
+            raise ValueError("too many trailer lines")
         await _skip(reader, size + 2)  # the chunk and its CRLF
+
+
+async def _line(reader: asyncio.StreamReader) -> bytes:
+    return await asyncio.wait_for(reader.readuntil(b"\r\n"), 30)
 
 
 async def _skip(reader: asyncio.StreamReader, count: int) -> None:
@@ -214,8 +220,8 @@ class HoldServer:
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
             path = head.split(b" ", 2)[1].decode("latin-1")
+            ticket = self.tickets.pop(path.rsplit("/", 1)[-1], None)  # used once, even if the body never ends
             await _drain(reader, head)  # a ticket carries the body it forwards; a sink's is dropped
-            ticket = self.tickets.pop(path.rsplit("/", 1)[-1], None)
             if ticket is None:
                 writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 return

@@ -4,41 +4,60 @@ A fixture corpus is re-judged on every commit of a project that keeps one, and a
 are the same as last time. The judge is a pure function of the recording's bytes, the path it was given by (the
 report names it) and the oracle's own code, so its report can be kept under a key made of exactly those:
 
-- the recording: SHA-256 of the file's bytes, and the path as the task names it. A recording left open (a `-wal`
-  with bytes beside it) is never cached: its rows are the file's and the WAL's together.
+- the recording: SHA-256 of the path as the task names it and of the file's bytes. Only a regular file is cached
+  (never a FIFO or a device), never one left open (a `-wal` with bytes beside it: its rows are the file's and the
+  WAL's together), and a report is kept only when the file's inode, size and modification time were the same
+  before it was hashed and after it was judged (a file rewritten meanwhile is judged again next time).
 - the oracle: SHA-256 of backchannel's version, the Python version, the versions of the libraries a verdict
-  depends on (jsonschema, jsonschema-rs, rfc3986-validator) and every `.py` file of the package and every file
-  under `oracle/` (the schemas). Any change to them is another fingerprint, and the entries of any other
-  fingerprint are removed when the cache is opened, so the folder holds one oracle's reports at most.
+  depends on (jsonschema, jsonschema-rs, rfc3986-validator), every `.py` file of backchannel's packages and every
+  file under `oracle/` (the schemas), and the scenarios added from outside (the `backchannel.scenarios` entry
+  points and BACKCHANNEL_SCENARIOS: their names and their packages' files).
+
+Each oracle's entries live in a folder of their own, DIR/<16 hex digits of its fingerprint>/, marked by a file
+(MARKER) so that only folders this cache made are ever removed. Opening the cache keeps the KEEP_ORACLES most
+recently used oracles (two virtualenvs sharing DIR do not evict each other) and at most MAX_ENTRIES entries for
+this one (the oldest go first), and removes temporary files a killed worker left.
 
 An entry is the report's JSON data, zlib-compressed, written to a temporary file and renamed into place: a worker
-that dies mid-write leaves no half entry. An entry that does not decode is a miss and is written again. Only a
-recording that was judged is cached; one that could not be read is tried again every time.
+that dies mid-write leaves no half entry. An entry that does not decode, decodes past MAX_ENTRY_BYTES or is not a
+report is a miss and is written again. Only a recording that was judged is cached; one that could not be read is
+tried again every time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import importlib.util
 import json
 import os
-import re
 import shutil
+import stat
 import sys
 import tempfile
+import time
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-import backchannel
 from backchannel.oracle import ORACLE_VERSION
+from backchannel.oracle.registry import extra_roots
 
 # the libraries whose versions can change a verdict (the schema's validators, the URI checker)
 VERDICT_LIBRARIES = ("jsonschema", "jsonschema-rs", "rfc3986-validator")
-_FINGERPRINT_DIR = re.compile(r"^[0-9a-f]{16}$")  # a folder of entries for one oracle: only those are ever removed
+PACKAGES = ("backchannel.oracle", "backchannel.recordings", "backchannel.proxy", "backchannel.addons")
+MARKER = "BACKCHANNEL-JUDGE-CACHE"  # in each oracle's folder: only folders holding it are ever removed
+KEEP_ORACLES = 4
+MAX_ENTRIES = 50_000  # of one oracle (about 7 KB each): past it the oldest half goes
+MAX_ENTRY_BYTES = 64 * 1024 * 1024  # of one entry, decompressed: a larger one is not a report this cache wrote
+STALE_PART_S = 3600  # a temporary file this old was left by a worker that died
 _READ = 1 << 20
+
+
+class CacheError(Exception):
+    """The cache cannot be used (its folder cannot be made or written, the oracle's code cannot be found)."""
 
 
 @cache
@@ -47,14 +66,37 @@ def oracle_fingerprint() -> str:
     digest = hashlib.sha256()
     versions = [f"backchannel={_version('backchannel')}", f"oracle={ORACLE_VERSION}", f"python={sys.version}"]
     versions += [f"{name}={_version(name)}" for name in VERDICT_LIBRARIES]
+    versions += [f"scenario-root={root}" for root in extra_roots()]
     digest.update("\n".join(versions).encode())
-    for root in backchannel.__path__:
-        base = Path(root)
-        files = [p for p in base.rglob("*.py")] + [p for p in (base / "oracle").rglob("*") if p.suffix != ".py"]
-        for path in sorted({p for p in files if p.is_file() and "__pycache__" not in p.parts}):
-            digest.update(str(path.relative_to(base)).encode() + b"\0")
-            digest.update(path.read_bytes())
+    hashed = 0
+    for package in (*PACKAGES, *extra_roots()):
+        for base in _locations(package):
+            for path in _source_files(base):
+                digest.update(f"{package}/{path.relative_to(base)}".encode() + b"\0")
+                digest.update(path.read_bytes())
+                hashed += 1
+    if not hashed:
+        raise CacheError("cannot find backchannel's own source files to fingerprint the oracle")
     return digest.hexdigest()
+
+
+def _locations(package: str) -> list[Path]:
+    """The folders of a package, found without importing it (a lenient editable install included)."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return []
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    return [Path(location) for location in spec.submodule_search_locations if Path(location).is_dir()]
+
+
+def _source_files(base: Path) -> list[Path]:
+    """Every .py file under base, and every file under an `oracle/` folder in it (schemas, requirements)."""
+    found = set(base.rglob("*.py"))
+    for folder in [base] if base.name == "oracle" else list(base.rglob("oracle")):
+        found.update(p for p in folder.rglob("*") if p.is_file())
+    return sorted(p for p in found if p.is_file() and "__pycache__" not in p.parts)
 
 
 def _version(name: str) -> str:
@@ -64,14 +106,27 @@ def _version(name: str) -> str:
         return "absent"
 
 
+def file_state(path: str) -> tuple[int, int, int] | None:
+    """(inode, size, modification time in ns) of a regular file; None for anything else or a missing file."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
+
+
 def recording_key(path: str) -> str | None:
-    """The entry's name for this recording as the task names it, or None when it must not be cached (left open)."""
+    """The entry's name for this recording as the task names it, or None when it must not be cached: not a regular
+    file (opened without blocking, so a FIFO never hangs), or left open (a `-wal` with bytes beside it)."""
     target = Path(path)
     wal = target.with_name(target.name + "-wal")
-    if wal.is_file() and wal.stat().st_size > 0:
+    if wal.exists() and (not wal.is_file() or wal.stat().st_size > 0):
         return None
-    digest = hashlib.sha256(path.encode("utf-8", "surrogateescape") + b"\0")
-    with open(target, "rb") as file:
+    fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        digest = hashlib.sha256(path.encode("utf-8", "surrogateescape") + b"\0")
         while block := file.read(_READ):
             digest.update(block)
     return digest.hexdigest()
@@ -80,27 +135,62 @@ def recording_key(path: str) -> str | None:
 class JudgeCache:
     """The reports of one oracle fingerprint in `folder`/<its first 16 hex digits>/."""
 
-    def __init__(self, folder: Path, fingerprint: str) -> None:
-        self.folder = folder / fingerprint[:16]
+    def __init__(self, root: Path, fingerprint: str) -> None:
+        self.root = root
+        self.folder = root / fingerprint[:16]
         self.fingerprint = fingerprint
 
     @classmethod
-    def open(cls, folder: Path) -> JudgeCache:
-        """Make the folder if needed and remove the entries of every other oracle (they can never be read again)."""
-        made = cls(folder, oracle_fingerprint())
-        made.folder.mkdir(parents=True, exist_ok=True)
-        for other in folder.iterdir():
-            if other != made.folder and other.is_dir() and _FINGERPRINT_DIR.match(other.name):
-                shutil.rmtree(other, ignore_errors=True)
+    def open(cls, root: Path) -> JudgeCache:
+        """Make this oracle's folder (marked) and tidy the cache (CacheError: it cannot be used)."""
+        try:
+            made = cls(root, oracle_fingerprint())
+            made.folder.mkdir(parents=True, exist_ok=True)
+            (made.folder / MARKER).touch()  # its time says when this oracle was last used
+            made._tidy()
+        except OSError as exc:
+            raise CacheError(f"--cache {root}: {exc.strerror or exc}") from exc
         return made
+
+    def _tidy(self) -> None:
+        oracles = sorted(
+            (p for p in self.root.iterdir() if p.is_dir() and (p / MARKER).is_file()),
+            key=lambda p: (p / MARKER).stat().st_mtime,
+            reverse=True,
+        )
+        for other in oracles[KEEP_ORACLES:]:
+            if other != self.folder:
+                shutil.rmtree(other, ignore_errors=True)
+        now = time.time()
+        entries = []
+        for path in self._files():
+            if path.name.endswith(".part"):
+                if now - path.stat().st_mtime > STALE_PART_S:
+                    path.unlink(missing_ok=True)
+            else:
+                entries.append(path)
+        if len(entries) > MAX_ENTRIES:
+            entries.sort(key=lambda p: p.stat().st_mtime)
+            for path in entries[: len(entries) - MAX_ENTRIES // 2]:
+                path.unlink(missing_ok=True)
+
+    def _files(self) -> Iterator[Path]:
+        for shard in self.folder.iterdir():
+            if shard.is_dir() and len(shard.name) == 2:
+                yield from shard.iterdir()
 
     def _entry(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json.z"
 
     def get(self, key: str) -> dict[str, Any] | None:
+        """The report kept under key, or None (absent, damaged, too large, another oracle's, not a report)."""
         try:
-            data = json.loads(zlib.decompress(self._entry(key).read_bytes()))
-        except (OSError, zlib.error, ValueError):
+            inflate = zlib.decompressobj()
+            raw = inflate.decompress(self._entry(key).read_bytes(), MAX_ENTRY_BYTES)
+            if inflate.unconsumed_tail:
+                return None
+            data = json.loads(raw)
+        except Exception:  # noqa: BLE001 - a damaged or hostile entry (zlib, JSON, nesting) is a miss
             return None
         if not isinstance(data, dict) or data.get("fingerprint") != self.fingerprint:
             return None

@@ -3,6 +3,7 @@ one text or JSON output and the exit code. The two typer commands at the end onl
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from backchannel.recordings.safe_text import neutralise
 
 from . import baseline as baseline_mod
 from . import corpus, diff, inputs, merge, sent, shard, summary
+from .cache import CacheError
 from .corpus_sarif import CorpusLog, render_corpus_sarif
 from .parallel import Task, default_jobs, judge_all, tasks_for
 from .progress import progress_bar
@@ -178,14 +180,14 @@ def judge_many(
         k, n = shard.parse_shard(shard_spec)
         found = shard.select(found, k, n)
         extra["shard"] = f"{k}/{n}"
-    tasks = tasks_for(
-        found,
-        read_stored=show_diff,
-        store=store,
-        shape=SHAPE_OF.get(fmt, "report"),
-        statuses=expected is not None,
-        cache=cache,
-    )
+    shape = SHAPE_OF.get(fmt, "report")
+    try:
+        tasks = tasks_for(
+            found, read_stored=show_diff, store=store, shape=shape, statuses=expected is not None, cache=cache
+        )
+    except CacheError as exc:  # only slower without it: said, and judged anyway
+        print(f"backchannel: {exc}; judging without the cache", file=sys.stderr, flush=True)
+        tasks = tasks_for(found, read_stored=show_diff, store=store, shape=shape, statuses=expected is not None)
     spooled = Spool() if fmt in STREAMED else None
     log = CorpusLog() if fmt == "sarif" else None
     part = corpus.item_text if fmt == "json" else summary.recording_text

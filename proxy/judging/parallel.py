@@ -19,7 +19,7 @@ from backchannel.recordings.model import Recording
 from backchannel.recordings.reports import StoredReport, store_report, stored_report
 
 from . import diff
-from .cache import JudgeCache, oracle_fingerprint, recording_key
+from .cache import JudgeCache, file_state, oracle_fingerprint, recording_key
 from .inputs import Input
 from .sent import JsonReport, shaped
 
@@ -53,11 +53,14 @@ class Outcome:
 def run_task(task: Task) -> Outcome:
     """Judge one recording. Every failure is an Outcome naming it, so one hostile file never stops a corpus."""
     unjudged = {"stored": None} if task.read_stored else None
-    kept, key = _cached(task)
+    kept, key, before = _cached(task)
     if kept is not None and key is not None:
         said = kept.get(key)
         if said is not None:
-            return Outcome(task.name, report=shaped(said, task.shape, statuses=task.statuses, name=task.name))
+            try:
+                return Outcome(task.name, report=shaped(said, task.shape, statuses=task.statuses, name=task.name))
+            except Exception:  # noqa: BLE001, S110 - an entry that is not a report this oracle makes: a miss
+                pass
     try:
         rec = load(task.path)
         report = judge(rec)
@@ -67,7 +70,7 @@ def run_task(task: Task) -> Outcome:
         error = f"{task.path}: the oracle failed on it ({type(exc).__name__}: {exc})"
         return Outcome(task.name, error=error, diff=unjudged)
     said = report_dict(report)
-    if kept is not None and key is not None:
+    if kept is not None and key is not None and file_state(task.path) == before:  # not rewritten meanwhile
         kept.put(key, said)
     changed = _changes(rec, said) if task.read_stored else None
     sent = shaped(said, task.shape, statuses=task.statuses, name=task.name)
@@ -79,17 +82,20 @@ def run_task(task: Task) -> Outcome:
     return Outcome(task.name, report=sent, diff=changed)
 
 
-def _cached(task: Task) -> tuple[JudgeCache | None, str | None]:
-    """The cache this task may read and fill, and the recording's key in it. Never with --diff (it reads the stored
-    report from the recording) or --store (it writes into the recording), nor for a file that cannot be read (the
-    judging says why)."""
+def _cached(task: Task) -> tuple[JudgeCache | None, str | None, tuple[int, int, int] | None]:
+    """The cache this task may read and fill, the recording's key in it, and the file's state when it was hashed.
+    Never with --diff (it reads the stored report from the recording) or --store (it writes into the recording),
+    nor for a file that is not a regular one or cannot be read (the judging says why)."""
     if task.cache is None or task.read_stored or task.store:
-        return None, None
+        return None, None, None
+    before = file_state(task.path)
+    if before is None:
+        return None, None, None
     try:
         key = recording_key(task.path)
     except OSError:
-        return None, None
-    return JudgeCache(Path(task.cache), oracle_fingerprint()), key
+        return None, None, None
+    return JudgeCache(Path(task.cache), oracle_fingerprint()), key, before
 
 
 def _changes(rec: Recording, said: Mapping[str, Any]) -> dict[str, Any]:
@@ -121,7 +127,9 @@ def tasks_for(
     statuses: bool = False,
     cache: Path | None = None,
 ) -> list[Task]:
-    folder = None if cache is None else str(JudgeCache.open(cache).folder.parent)  # stale oracles' entries go first
+    folder = None
+    if cache is not None and not (read_stored or store):  # CacheError: the cache cannot be used
+        folder = str(JudgeCache.open(cache).root)
     return [Task(str(i.path), str(i.path), read_stored, store, shape, statuses, folder) for i in inputs]
 
 

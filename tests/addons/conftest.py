@@ -110,7 +110,7 @@ def build_addons(recording: Path, *, flow_state: bool = False) -> Addons:
     session = Session(str(recording))
     holds = HoldServer()
     recorder = Recorder(session, flow_state=flow_state)
-    return Addons(session, holds, Router(session), Rewriter(session, holds, recorder.sse_item), recorder)
+    return Addons(session, holds, Router(session, holds), Rewriter(session, holds, recorder.sse_item), recorder)
 
 
 def build_backchannel() -> Backchannel:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from backchannel.addons.hold import HoldTicket
+from backchannel.addons.hold import HoldTicket, SinkTicket
 from tests.addons.conftest import CALL, CALLS, RESULT, WAIT_S, Rig, run_bounded, upstream_response, wire
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -356,3 +356,67 @@ def test_a_paced_event_past_the_bound_goes_on_at_once_and_the_events_around_it_k
     assert body == stream, "every byte, in order"
     # the huge event is not paced (it went on as it came) but the next one still waits its gap: one gap at least
     assert 0.3 <= took < WAIT_S, took
+
+
+async def raw_exchange(port: int, request: bytes) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request)
+    await writer.drain()
+    raw = await reader.read()
+    writer.close()
+    await writer.wait_closed()
+    return raw
+
+
+def test_the_sink_reads_a_body_to_its_end_drops_it_and_answers_once_whatever_its_framing(rig: Rig):
+    holds = rig.addons.holds
+    body = b"y" * 3_000_000
+
+    async def scenario() -> list[bytes]:
+        await holds.start()
+        try:
+            answers = []
+            for framing in ("length", "chunked"):
+                path = holds.issue(SinkTicket(404, b'{"error":"no such run"}'))
+                if framing == "length":
+                    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+                    sent = head + body
+                else:
+                    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
+                    sent = head + b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in (body[:7], body[7:])) + b"0\r\n\r\n"
+                answers.append(await raw_exchange(holds.port, sent))
+                assert path.rsplit("/", 1)[1] not in holds.tickets, "a ticket is used once"
+            again = await raw_exchange(holds.port, f"POST {path} HTTP/1.1\r\nContent-Length: 0\r\n\r\n".encode())
+            answers.append(again)
+            return answers
+        finally:
+            await holds.stop()
+
+    length, chunked, again = run_bounded(scenario())
+    for answer in (length, chunked):
+        assert answer.startswith(b"HTTP/1.1 404 Not Found\r\n") and answer.endswith(b'{"error":"no such run"}')
+    assert again.startswith(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0"), "a used ticket answers nothing"
+
+
+def test_a_sink_ticket_is_gone_after_a_client_that_leaves_mid_body_or_sends_bad_framing(rig: Rig):
+    holds = rig.addons.holds
+
+    async def scenario() -> int:
+        await holds.start()
+        try:
+            for request in (b"Content-Length: 100\r\n\r\nabc", b"Transfer-Encoding: chunked\r\n\r\nzz\r\n"):
+                path = holds.issue(SinkTicket(404, b"{}"))
+                _, writer = await asyncio.open_connection("127.0.0.1", holds.port)
+                writer.write(f"POST {path} HTTP/1.1\r\n".encode() + request)
+                await writer.drain()
+                writer.close()
+                await writer.wait_closed()
+            for _ in range(100):  # the server sees each connection end on its own loop turn
+                if not holds.tickets:
+                    break
+                await asyncio.sleep(0.01)
+            return len(holds.tickets)
+        finally:
+            await holds.stop()
+
+    assert run_bounded(scenario()) == 0

@@ -3,6 +3,8 @@ a change to the recording, its path or the oracle's code is judged again; an ent
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -73,7 +75,59 @@ def test_a_hit_is_not_judged_and_a_changed_recording_a_moved_one_or_another_orac
     monkeypatch.setattr(parallel, "oracle_fingerprint", lambda: "f" * 64)
     list(judge_all(tasks_for(expand([str(recordings)]), cache=kept), 1))
     assert len(judged) == 6, "another oracle judges every recording again"
-    assert [p.name for p in kept.iterdir()] == ["f" * 16], "the other oracle's entries are gone"
+    assert len([p for p in kept.iterdir() if (p / cache_mod.MARKER).is_file()]) == 2, "both oracles are kept"
+
+
+def test_only_the_most_recently_used_oracles_folders_are_kept_and_a_folder_the_cache_did_not_make_is_never_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    kept = tmp_path / "cache"
+    mine = kept / "0123456789abcdef" / "important"
+    mine.mkdir(parents=True)
+    (mine / "file.txt").write_text("the user's")
+    for n in range(cache_mod.KEEP_ORACLES + 2):
+        monkeypatch.setattr(cache_mod, "oracle_fingerprint", lambda n=n: f"{n:x}" * 64)
+        made = JudgeCache.open(kept)
+        os.utime(made.folder / cache_mod.MARKER, (n, n))  # older first
+    monkeypatch.setattr(cache_mod, "oracle_fingerprint", lambda: "e" * 64)
+    JudgeCache.open(kept)
+    marked = sorted(p.name[0] for p in kept.iterdir() if (p / cache_mod.MARKER).is_file())
+    assert len(marked) == cache_mod.KEEP_ORACLES and "e" in marked and "0" not in marked
+    assert (mine / "file.txt").read_text() == "the user's"
+
+
+def test_a_recording_rewritten_while_it_is_judged_is_not_kept_under_its_old_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    recordings, kept = corpus(tmp_path / "corpus"), tmp_path / "cache"
+    target = sorted(recordings.glob("*.sqlite"))[0]
+    real = parallel.load
+
+    def rewritten_meanwhile(path: str):  # the file changes between the hash and the judging
+        loaded = real(path)
+        os.utime(target, ns=(1, 1))
+        return loaded
+
+    monkeypatch.setattr(parallel, "load", rewritten_meanwhile)
+    list(judge_all(tasks_for(expand([str(target)]), cache=kept), 1))
+    assert entries(kept) == []
+
+
+def test_a_fifo_or_a_folder_where_a_recording_should_be_is_judged_as_without_the_cache(tmp_path: Path):
+    fifo = tmp_path / "b.sqlite"
+    os.mkfifo(fifo)
+    [outcome] = list(judge_all(tasks_for(expand([str(fifo)]), cache=tmp_path / "cache"), 1))
+    assert outcome.report is None and outcome.error, "not read, and it did not hang"
+    assert recording_key(str(fifo)) is None
+
+
+def test_a_cache_folder_that_cannot_be_made_is_said_and_judging_goes_on(tmp_path: Path):
+    recordings, blocker = corpus(tmp_path / "corpus"), tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    plain = subprocess.run([*CLI, str(recordings), "--format", "text"], capture_output=True, timeout=120)
+    done = subprocess.run([*CLI, str(recordings), "--format", "text", "--cache", str(blocker)], capture_output=True)
+    assert done.returncode == plain.returncode and done.stdout == plain.stdout
+    assert b"judging without the cache" in done.stderr and str(blocker).encode() in done.stderr
 
 
 def test_diff_store_and_a_recording_left_open_never_use_the_cache(tmp_path: Path):
@@ -86,27 +140,53 @@ def test_diff_store_and_a_recording_left_open_never_use_the_cache(tmp_path: Path
     assert recording_key(str(one)) is None
 
 
-def test_an_entry_that_does_not_decode_or_names_another_oracle_is_a_miss(tmp_path: Path):
+def test_an_entry_that_does_not_decode_names_another_oracle_or_is_hostile_is_a_miss(tmp_path: Path):
     kept = JudgeCache.open(tmp_path / "cache")
     key = "ab" * 32
     kept.put(key, {"exit_code": 0})
     assert kept.get(key) == {"exit_code": 0}
     entry = entries(tmp_path / "cache")[0]
-    entry.write_bytes(b"not zlib")
-    assert kept.get(key) is None
-    entry.write_bytes(zlib.compress(b'{"fingerprint": "other", "report": {"exit_code": 0}}'))
-    assert kept.get(key) is None
+    fingerprint = kept.fingerprint.encode()
+    for hostile in (
+        b"not zlib",
+        zlib.compress(b'{"fingerprint": "other", "report": {"exit_code": 0}}'),
+        zlib.compress(b'{"fingerprint": "' + fingerprint + b'", "report": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
+        zlib.compress(b" " * (cache_mod.MAX_ENTRY_BYTES + 1)),  # a bomb: inflated only up to the bound
+    ):
+        entry.write_bytes(hostile)
+        assert kept.get(key) is None
     assert kept.get("cd" * 32) is None
 
 
+def test_a_kept_report_this_oracle_cannot_shape_is_judged_again(tmp_path: Path):
+    recordings, kept = corpus(tmp_path / "corpus"), tmp_path / "cache"
+    first = list(judge_all(tasks_for(expand([str(recordings)]), shape="summary", cache=kept), 1))
+    for entry in entries(kept):
+        data = json.loads(zlib.decompress(entry.read_bytes()))
+        data["report"]["results"] = [1]
+        entry.write_bytes(zlib.compress(json.dumps(data).encode()))
+    assert list(judge_all(tasks_for(expand([str(recordings)]), shape="summary", cache=kept), 1)) == first
+
+
+def test_the_fingerprint_names_the_scenarios_added_from_outside(monkeypatch: pytest.MonkeyPatch):
+    cache_mod.oracle_fingerprint.cache_clear()
+    plain = cache_mod.oracle_fingerprint()
+    monkeypatch.setenv("BACKCHANNEL_SCENARIOS", "tests.scenario_recipe.echo_once")
+    cache_mod.oracle_fingerprint.cache_clear()
+    try:
+        assert cache_mod.oracle_fingerprint() != plain
+    finally:
+        cache_mod.oracle_fingerprint.cache_clear()
+
+
 def test_the_fingerprint_changes_with_any_source_file_of_the_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    package = tmp_path / "backchannel"
-    (package / "oracle").mkdir(parents=True)
-    (package / "oracle" / "check.py").write_text("A = 1\n")
-    (package / "oracle" / "schema.json").write_text("{}")
-    monkeypatch.setattr(cache_mod.backchannel, "__path__", [str(package)])
+    package = tmp_path / "backchannel" / "oracle"
+    package.mkdir(parents=True)
+    (package / "check.py").write_text("A = 1\n")
+    (package / "schema.json").write_text("{}")
+    monkeypatch.setattr(cache_mod, "_locations", lambda name: [package] if name == "backchannel.oracle" else [])
     said = []
-    for change in (None, ("oracle/check.py", "A = 2\n"), ("oracle/schema.json", "[]")):
+    for change in (None, ("check.py", "A = 2\n"), ("schema.json", "[]")):
         if change is not None:
             (package / change[0]).write_text(change[1])
         cache_mod.oracle_fingerprint.cache_clear()
