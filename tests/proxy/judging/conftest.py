@@ -49,12 +49,22 @@ def copy_in(folder: Path, *names: str) -> list[Path]:
     return out
 
 
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    """Every committed reference, copied into a folder, some of them one level down."""
-    folder = tmp_path / "corpus"
-    for i, source in enumerate(sorted(REFERENCE.glob("*.sqlite"))):
+def _copied(folder: Path, step: int) -> Path:
+    for i, source in enumerate(sorted(REFERENCE.glob("*.sqlite"))[::step]):
         target = folder / ("nested" if i % 2 else ".") / source.name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
     return folder
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """Every committed reference, copied into a folder, some of them one level down."""
+    return _copied(tmp_path / "corpus", 1)
+
+
+@pytest.fixture
+def some_corpus(tmp_path: Path) -> Path:
+    """Every fifth committed reference (passing and failing ones, every scenario's), laid out as `corpus`: for
+    what does not depend on judging every reference (how shards split a corpus, how shards merge)."""
+    return _copied(tmp_path / "corpus", 5)

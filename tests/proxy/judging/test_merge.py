@@ -51,7 +51,8 @@ def test_a_malformed_report_to_merge_is_one_clear_line_and_exit_2(tmp_path: Path
     assert done.stderr.startswith(f"backchannel: {bad}") and done.stderr.count("\n") == 1
 
 
-def test_merged_shards_give_the_same_summary_and_exit_code_as_one_run(corpus: Path, tmp_path: Path) -> None:
+def test_merged_shards_give_the_same_summary_and_exit_code_as_one_run(some_corpus: Path, tmp_path: Path) -> None:
+    corpus = some_corpus
     whole = run_cli("judge", corpus, "--format", "json")
     outputs = []
     for k in (1, 2, 3):
