@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 from .sse import SseLineSplitter
 from .transforms import INTERNAL_ERROR, KEEPALIVE, progress_event, proxy_error, sse_event
+from .unread_body import bound_words, keep_first
 
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
 _READ = 65536
@@ -97,10 +98,7 @@ def _fetch(ticket: HoldTicket) -> None:
         if len(body) > ticket.max_held:
             ticket.too_large = True
             body = body[: ticket.max_held]
-            ticket.upstream_error = (
-                f"its response body is past {ticket.max_held} bytes, the most the proxy holds of one body"
-                " (the larger of --max-body and --max-sse-event)"
-            )
+            ticket.upstream_error = f"its response body is past {bound_words(ticket.max_held)}"
         ticket.upstream_body = body
     except (OSError, http.client.HTTPException, ValueError) as exc:  # ValueError: a path http.client cannot send
         ticket.upstream_error = f"{type(exc).__name__}: {exc}"
@@ -116,8 +114,7 @@ def _stream(ticket: HoldTicket, loop: asyncio.AbstractEventLoop, queue: asyncio.
         response = _request(conn, ticket)
         loop.call_soon_threadsafe(queue.put_nowait, b"")
         while chunk := response.read1(_READ):
-            if len(body) < ticket.max_held:
-                body += chunk[: ticket.max_held - len(body)]
+            keep_first(body, chunk, ticket.max_held)
             while not ticket.room.acquire(timeout=1.0):  # the relay is behind: wait for it, unless it is gone
                 if ticket.gone.is_set():
                     return

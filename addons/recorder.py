@@ -26,7 +26,7 @@ from .header_value import header_value
 from .jsonrpc import DEEP_PREFIX, ParsedMessage, classify, deep_stand_in, is_sse, parse_body, parse_text, too_deep
 from .session import FlowState, Session
 from .sse import LINE_COST, SseItem
-from .unread_body import UnreadBody, streamed_unread, unread_detail
+from .unread_body import UnreadBody, bound_words, streamed_unread, unread_detail
 
 
 def _flow_state(flow: http.HTTPFlow) -> bytes | None:
@@ -63,19 +63,8 @@ class Recorder:
         forwarded = flow.request.raw_content or b""
         # the exchange row is written once, complete, when the flow ends (response or error): one statement, not
         # an insert now and an update later; its messages are written now, so a live view sees them at once
-        state.exchange_flow_id = flow.id
-        state.exchange_row = ExchangeRequest(
-            run_id=state.run_id,
-            flow_id=flow.id,
-            method=flow.request.method,
-            path=state.client_path,
-            request_headers=flow.request.headers.fields,  # an immutable snapshot, decoded when written
-            request_body=self._cap(state, state.client_request, "request body"),
-            upstream_request_body=None
-            if forwarded == state.client_request
-            else self._cap(state, forwarded, "forwarded request body"),
-            t_request=flow.request.timestamp_start,
-        )
+        upstream = None if forwarded == state.client_request else self._cap(state, forwarded, "forwarded request body")
+        self._request_row(flow, state, self._cap(state, state.client_request, "request body"), upstream)
         if flow.request.method != "POST":
             return
         # what the messages need, taken now (cheap); the parse and the rows happen on the writer thread
@@ -112,29 +101,24 @@ class Recorder:
         the row is written), it makes no message row, and a `body-unread` anomaly says so. Once per flow."""
         if state.exchange_flow_id:
             return
+        self._request_row(flow, state, b"", None)  # the body's first bytes are filled in as the row is written
+        declared = flow.request.headers.get("content-length", "?")
+        detail = unread_detail("request body", state.unread_request, self.session.limits.max_held, declared=declared)
+        self.session.anomaly(flow.id, state.run_id, "body-unread", detail, time.time())
+
+    def _request_row(self, flow: http.HTTPFlow, state: FlowState, body: bytes, upstream: bytes | None) -> None:
+        """The exchange's request side, kept until the flow's first outcome writes the row (`_exchange`)."""
         state.exchange_flow_id = flow.id
         state.exchange_row = ExchangeRequest(
             run_id=state.run_id,
             flow_id=flow.id,
             method=flow.request.method,
             path=state.client_path,
-            request_headers=flow.request.headers.fields,
-            request_body=b"",  # the body's first bytes, filled in as the row is written (`_exchange`)
-            upstream_request_body=None,
+            request_headers=flow.request.headers.fields,  # an immutable snapshot, decoded when written
+            request_body=body,
+            upstream_request_body=upstream,
             t_request=flow.request.timestamp_start,
         )
-        body: UnreadBody | None = state.unread_request
-        if body is not None and not body.size:  # seen at its head: the size its Content-Length declares
-            declared = flow.request.headers.get("content-length", "?")
-            detail = (
-                f"request body of {declared} bytes (its Content-Length) is past {self.session.limits.max_held} bytes"
-                " (the larger of --max-body and --max-sse-event, the most the proxy holds of one body): it went on as"
-                " it came, unread; its first bytes that had passed when the exchange was written, up to --max-body,"
-                " stored"
-            )
-        else:
-            detail = unread_detail("request body", body, self.session.limits.max_held)
-        self.session.anomaly(flow.id, state.run_id, "body-unread", detail, time.time())
 
     def _unread_response(self, flow: http.HTTPFlow, state: FlowState) -> None:
         """A response body too large to hold went to the client as it came (unread_body.py): the head, and the body's
@@ -142,7 +126,7 @@ class Recorder:
         response = flow.response
         assert response is not None
         if state.exchange_row is not None:  # mitmproxy began streaming mid-body, after the head's hook: write the head
-            self._unread_head(state, response)
+            self._head(state, response)
         body: UnreadBody | None = state.unread_response
         kept = bytes(body.kept) if body is not None else b""
         ticket = state.hold_ticket
@@ -161,7 +145,8 @@ class Recorder:
         detail = unread_detail("response body", body, self.session.limits.max_held)
         self.session.anomaly(flow.id, state.run_id, "body-unread", detail, time.time())
 
-    def _unread_head(self, state: FlowState, response: http.Response) -> None:
+    def _head(self, state: FlowState, response: http.Response) -> None:
+        """A streamed response's head, written as it starts to stream (or once it is known to have streamed)."""
         head = ExchangeHead(
             status=response.status_code, t_response=response.timestamp_start, response_headers=response.headers.fields
         )
@@ -262,14 +247,7 @@ class Recorder:
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         state = self.session.flows.get(flow.id)
         if state is not None and flow.response is not None and flow.response.stream:
-            self._exchange(
-                state,
-                ExchangeHead(
-                    status=flow.response.status_code,
-                    t_response=flow.response.timestamp_start,
-                    response_headers=flow.response.headers.fields,
-                ),
-            )
+            self._head(state, flow.response)
 
     def sse_item(self, flow: http.HTTPFlow, state: FlowState, item: SseItem) -> None:
         """Called from inside the stream as each SSE item passes, so an abandoned stream is still recorded. Only what
@@ -434,9 +412,9 @@ class Recorder:
             upstream_headers = ticket.upstream_headers
             if ticket.too_large:  # the hold would have had to hold it whole: the client got the proxy's error instead
                 detail = (
-                    f"the upstream's response body is past {ticket.max_held} bytes (the larger of --max-body and"
-                    " --max-sse-event, the most the proxy holds of one body), so the hold did not read it and the"
-                    f" client got the proxy's JSON-RPC error event instead; its first {len(upstream_body)} bytes stored"
+                    f"the upstream's response body is past {bound_words(ticket.max_held)}, so the hold did not read it"
+                    f" and the client got the proxy's JSON-RPC error event instead; its first {len(upstream_body)}"
+                    " bytes stored"
                 )
                 self.session.anomaly(flow.id, state.run_id, "body-unread", detail, time.time())
         elif state.body_cut is not None and state.body_cut.upstream_size > len(upstream_body):
@@ -478,7 +456,7 @@ class Recorder:
         if streamed_unread(flow.request):  # the flow may fail before a streamed body has gone by
             self._unread_request(flow, state)
         if flow.response is not None and streamed_unread(flow.response) and state.exchange_row is not None:
-            self._unread_head(state, flow.response)  # a body of unknown length that failed: its head still counts
+            self._head(state, flow.response)  # a body of unknown length that failed: its head still counts
         message = flow.error.msg if flow.error else "unknown error"
         kind = "client-disconnected" if "client disconnected" in message.lower() else "upstream-unreachable"
         if flow.response is not None and kind != "client-disconnected":

@@ -29,7 +29,8 @@ class Router:
         if run_id is None:
             return
         run = self.session.run_for(run_id)
-        if run is None or run.plan is None:
+        if run is None or run.plan is None:  # the proxy answers it itself: the `request` hook need not look again
+            state.refused = "unknown-run" if run is None else "invalid-plan"
             self._to_sink(flow, state, run_id, run)
             return
         # one proxy serves every run; each run names its own upstream. Chosen now, not once the body is read: a
@@ -66,29 +67,30 @@ class Router:
                 flow.request.timestamp_start,
             )
             return
-        run = self.session.run_for(state.run_id)
-        if run is not None and run.plan is not None:
+        if state.refused is None:
             return
         if streamed_unread(flow.request):  # the sink drained it and answers (_to_sink)
-            state.answered_by_proxy = "unknown-run" if run is None else "invalid-plan"
-            if run is None:
-                detail = f"run {state.run_id!r} is not in the recording; answered 404 without forwarding its body"
+            state.answered_by_proxy = state.refused
+            if state.refused == "unknown-run":
+                detail = unknown_run(state.run_id) + " its body"
                 self.session.anomaly(flow.id, state.run_id, "unknown-run", detail, flow.request.timestamp_start)
             return
-        if state.sink is not None and self.holds is not None:
-            self.holds.withdraw(state.sink)  # answered here: the sink is not needed
-        if run is not None:
-            return  # a plan that does not parse: the Rewriter refuses the request (its error names the request's id)
-        detail = f"run {state.run_id!r} is not in the recording; answered 404 without forwarding"
+        if state.refused == "invalid-plan":
+            return  # the Rewriter refuses the request (its error names the request's id); the unused sink goes with
+            # the flow (Backchannel._forget)
+        detail = unknown_run(state.run_id)
         self.session.anomaly(flow.id, state.run_id, "unknown-run", detail, flow.request.timestamp_start)
         state.answered_by_proxy = "unknown-run"
         flow.response = http.Response.make(404, error_body(None, -32600, detail), {"Content-Type": "application/json"})
 
 
+def unknown_run(run_id: str) -> str:
+    return f"run {run_id!r} is not in the recording; answered 404 without forwarding"
+
+
 def refusal(run_id: str, run: RunInfo | None, request: object) -> tuple[int, bytes]:
     """The proxy's answer to a request it does not forward: (HTTP status, JSON-RPC error body)."""
     if run is None:
-        detail = f"run {run_id!r} is not in the recording; answered 404 without forwarding"
-        return 404, error_body(None, -32600, detail)
+        return 404, error_body(None, -32600, unknown_run(run_id))
     message = f"backchannel cannot apply run {run.run_id}'s plan, so it did not forward this request: {run.plan_error}"
     return proxy_error(request, INTERNAL_ERROR, message)

@@ -92,6 +92,7 @@ class FlowState:
     unread_response: Any = None
     body_cut: Any = None  # a disconnect's BodyCut on a JSON body: it counts what it did not keep
     sink: str | None = None  # the hold server's path that answers a request never forwarded (Router._to_sink)
+    refused: str | None = None  # why the proxy answers this request itself: unknown-run or invalid-plan (Router)
 
 
 @dataclass

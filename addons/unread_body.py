@@ -17,7 +17,10 @@ Either way no mutation reads or rewrites the body, no message row is made of it,
 
 from __future__ import annotations
 
-from mitmproxy import http
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # backchannel's own process imports this module (a mutation's BodyCut) and never mitmproxy
+    from mitmproxy import http
 
 
 class UnreadBody:
@@ -36,10 +39,15 @@ class UnreadBody:
             self.ended = True
             return b""
         self.size += len(data)
-        room = self.keep - len(self.kept)
-        if room > 0:
-            self.kept += data[:room]
+        keep_first(self.kept, data, self.keep)
         return data
+
+
+def keep_first(into: bytearray, chunk: bytes, limit: int) -> None:
+    """Add to `into` what of `chunk` fits under `limit` bytes: a recording keeps a body's first bytes, not all."""
+    room = limit - len(into)
+    if room > 0:
+        into += chunk[:room]
 
 
 def streamed_unread(message: http.Message) -> bool:
@@ -60,16 +68,25 @@ def take_over(message: http.Message, keep: int) -> UnreadBody | None:
     return body
 
 
-def unread_detail(what: str, body: UnreadBody | None, bound: int) -> str:
-    """The anomaly's words: what passed, how large it was, and what the recording kept of it."""
+def bound_words(bound: int) -> str:
+    """The bound as an anomaly names it."""
+    return f"{bound} bytes (the larger of --max-body and --max-sse-event, the most the proxy holds of one body)"
+
+
+def unread_detail(what: str, body: UnreadBody | None, bound: int, *, declared: str | None = None) -> str:
+    """The anomaly's words: what passed, how large it was, and what the recording kept of it. `declared`: the body's
+    Content-Length, said when the anomaly is written at the head, before any of the body went by."""
     if body is None:  # mitmproxy switched to streaming mid-body: no hook saw the bytes
         return (
-            f"{what} of unknown length passed {bound} bytes (the larger of --max-body and --max-sse-event, the most"
-            " the proxy holds of one body): it went on as it came, unread; none of it is stored"
+            f"{what} of unknown length passed {bound_words(bound)}: it went on as it came, unread; none of it is stored"
+        )
+    if declared is not None and not body.size:
+        return (
+            f"{what} of {declared} bytes (its Content-Length) is past {bound_words(bound)}: it went on as it came,"
+            " unread; its first bytes that had passed when the exchange was written, up to --max-body, stored"
         )
     ended = "" if body.ended else " (it did not end)"
     return (
-        f"{what} of {body.size} bytes{ended} is past {bound} bytes (the larger of --max-body and --max-sse-event,"
-        f" the most the proxy holds of one body): it went on as it came, unread; its first {len(body.kept)} bytes"
-        " stored"
+        f"{what} of {body.size} bytes{ended} is past {bound_words(bound)}: it went on as it came, unread; its first"
+        f" {len(body.kept)} bytes stored"
     )

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Literal, Self
 
 from backchannel.recordings.mutation_records import MutationRecord, Role
 
+from ..unread_body import keep_first
 from .base import EndStep, HeadersStep, MutationKind, PlanError, one_of, whole
 
 
@@ -104,5 +105,5 @@ class BodyCut:
     def _kept(self, into: bytearray, chunk: bytes) -> None:
         if self.keep is None:
             into += chunk
-        elif len(into) < self.keep:
-            into += chunk[: self.keep - len(into)]
+        else:
+            keep_first(into, chunk, self.keep)
