@@ -71,9 +71,10 @@ def oracle_fingerprint() -> str:
     hashed = 0
     for package in (*PACKAGES, *extra_roots()):
         for base in _locations(package):
-            for path in _source_files(base):
-                digest.update(f"{package}/{path.relative_to(base)}".encode() + b"\0")
-                digest.update(path.read_bytes())
+            for relative, path in _source_files(base):
+                digest.update(f"{package}/{relative}".encode() + b"\0")
+                with open(path, "rb") as source:
+                    digest.update(source.read())
                 hashed += 1
     if not hashed:
         raise CacheError("cannot find backchannel's own source files to fingerprint the oracle")
@@ -91,12 +92,21 @@ def _locations(package: str) -> list[Path]:
     return [Path(location) for location in spec.submodule_search_locations if Path(location).is_dir()]
 
 
-def _source_files(base: Path) -> list[Path]:
-    """Every .py file under base, and every file under an `oracle/` folder in it (schemas, requirements)."""
-    found = set(base.rglob("*.py"))
-    for folder in [base] if base.name == "oracle" else list(base.rglob("oracle")):
-        found.update(p for p in folder.rglob("*") if p.is_file())
-    return sorted(p for p in found if p.is_file() and "__pycache__" not in p.parts)
+def _source_files(base: Path) -> list[tuple[str, str]]:
+    """Every .py file under base, and every file under an `oracle/` folder in it (schemas, requirements): (its path
+    relative to base, with /, and its path). os.walk and plain strings: pathlib's rglob and relative_to took most of
+    the 0.09 s this cost every cached run."""
+    found: dict[str, str] = {}
+    for folder, folders, files in os.walk(base):
+        folders[:] = [name for name in folders if name != "__pycache__"]
+        relative = os.path.relpath(folder, base)
+        parts = [] if relative == os.curdir else relative.split(os.sep)
+        in_oracle = base.name == "oracle" or "oracle" in parts
+        for name in files:
+            path = os.path.join(folder, name)
+            if (in_oracle or name.endswith(".py")) and os.path.isfile(path):
+                found["/".join([*parts, name])] = path
+    return sorted(found.items())
 
 
 def _version(name: str) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from backchannel.oracle import ORACLE_VERSION, all_checks, judge
+from backchannel.oracle.registry import ScenarioError
 from backchannel.oracle.render import render
 from backchannel.oracle.render.json_report import report_dict
 from backchannel.recordings import load
@@ -66,6 +67,8 @@ def run_task(task: Task) -> Outcome:
         report = judge(rec)
     except (RecordingError, OSError) as exc:
         return Outcome(task.name, error=str(exc), diff=unjudged)
+    except ScenarioError:  # the checks could not be loaded (a cached run loads them at its first miss): no file's fault
+        raise
     except Exception as exc:  # a check that breaks on a hostile file: said for this file, the rest still judged
         error = f"{task.path}: the oracle failed on it ({type(exc).__name__}: {exc})"
         return Outcome(task.name, error=error, diff=unjudged)
@@ -135,7 +138,11 @@ def tasks_for(
 
 def judge_all(tasks: list[Task], jobs: int, advance: Callable[[], None] = lambda: None) -> Iterator[Outcome]:
     """Every task's outcome, in task order; `jobs` workers (1: in this process, no pool at all)."""
-    all_checks()  # import every scenario's checks here, once, so forked workers start with them loaded
+    if not all(task.cache for task in tasks):
+        # import every scenario's checks here, once, so forked workers start with them loaded. A cached run does not:
+        # a report kept in the cache needs no check, and importing them all is a fifth of a second; each worker
+        # imports them at its first miss (a ScenarioError then ends the run as it would here)
+        all_checks()
     if jobs <= 1 or len(tasks) <= 1:
         for task in tasks:
             yield run_task(task)

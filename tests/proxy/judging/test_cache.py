@@ -193,3 +193,45 @@ def test_the_fingerprint_changes_with_any_source_file_of_the_package(tmp_path: P
         said.append(cache_mod.oracle_fingerprint())
     cache_mod.oracle_fingerprint.cache_clear()
     assert len(set(said)) == 3
+
+
+# a fresh process: in this one, other tests have imported the checks already
+_ONLY_HITS = """
+import sys
+from backchannel.proxy.judging.inputs import expand
+from backchannel.proxy.judging.parallel import judge_all, tasks_for
+from pathlib import Path
+outcomes = list(judge_all(tasks_for(expand([sys.argv[1]]), cache=Path(sys.argv[2])), int(sys.argv[3])))
+assert all(o.report is not None for o in outcomes), outcomes
+loaded = sorted(name for name in sys.modules if ".checks." in name)
+print(len(loaded))
+"""
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_run_whose_every_report_is_kept_imports_no_check_and_a_miss_imports_them(tmp_path: Path, jobs: int):
+    recordings, kept = corpus(tmp_path / "corpus"), tmp_path / "cache"
+    run = [sys.executable, "-c", _ONLY_HITS, str(recordings), str(kept), str(jobs)]
+    cold = subprocess.run(run, capture_output=True, text=True, timeout=120)
+    assert cold.returncode == 0, cold.stderr
+    if jobs == 1:  # the checks were imported in this very process, at its first miss
+        assert int(cold.stdout) > 20
+    warm = subprocess.run(run, capture_output=True, text=True, timeout=120)
+    assert warm.returncode == 0, warm.stderr
+    assert warm.stdout.strip() == "0", "no check module is imported when every report is kept"
+
+
+def test_a_scenario_that_cannot_be_loaded_ends_a_cached_run_once_not_as_every_files_error(tmp_path: Path):
+    recordings = corpus(tmp_path / "corpus")
+    env = {**os.environ, "BACKCHANNEL_SCENARIOS": "no_such_scenario_root"}
+    for jobs in ("1", "2"):
+        said = subprocess.run(
+            [*CLI, str(recordings), "--jobs", jobs, "--cache", str(tmp_path / "cache")],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert said.returncode == 2, said.stderr
+        assert said.stderr.count("cannot import scenario package no_such_scenario_root.oracle") == 1, said.stderr
+        assert said.stdout == ""
