@@ -125,6 +125,17 @@ def file_state(path: str) -> tuple[int, int, int] | None:
     return (info.st_ino, info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
 
 
+def _read_entry(path: Path) -> bytes:
+    """An entry's bytes: a regular file of at most MAX_ENTRY_BYTES, not a link, opened without blocking (a FIFO left
+    where an entry should be never hangs judging); OSError for anything else, which the caller takes as a miss."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+            raise OSError(f"{path}: not an entry this cache wrote")
+        return file.read(MAX_ENTRY_BYTES + 1)
+
+
 def recording_key(path: str) -> str | None:
     """The entry's name for this recording as the task names it, or None when it must not be cached: not a regular
     file (opened without blocking, so a FIFO never hangs), or left open (a `-wal` with bytes beside it)."""
@@ -185,9 +196,11 @@ class JudgeCache:
                 path.unlink(missing_ok=True)
 
     def _files(self) -> Iterator[Path]:
+        # never through a link: a cache folder restored from elsewhere (a CI cache) could point one at any folder,
+        # and tidying removes files
         for shard in self.folder.iterdir():
-            if shard.is_dir() and len(shard.name) == 2:
-                yield from shard.iterdir()
+            if len(shard.name) == 2 and not shard.is_symlink() and shard.is_dir():
+                yield from (path for path in shard.iterdir() if not path.is_symlink())
 
     def _entry(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json.z"
@@ -196,7 +209,7 @@ class JudgeCache:
         """The report kept under key, or None (absent, damaged, too large, another oracle's, not a report)."""
         try:
             inflate = zlib.decompressobj()
-            raw = inflate.decompress(self._entry(key).read_bytes(), MAX_ENTRY_BYTES)
+            raw = inflate.decompress(_read_entry(self._entry(key)), MAX_ENTRY_BYTES)
             if inflate.unconsumed_tail:
                 return None
             data = json.loads(raw)

@@ -235,3 +235,35 @@ def test_a_scenario_that_cannot_be_loaded_ends_a_cached_run_once_not_as_every_fi
         assert said.returncode == 2, said.stderr
         assert said.stderr.count("cannot import scenario package no_such_scenario_root.oracle") == 1, said.stderr
         assert said.stdout == ""
+
+
+def test_a_fifo_a_link_or_an_oversized_file_where_an_entry_should_be_is_a_miss_and_never_hangs(tmp_path: Path):
+    kept = JudgeCache.open(tmp_path / "cache")
+    outside = tmp_path / "outside.json.z"
+    outside.write_bytes(zlib.compress(json.dumps({"fingerprint": kept.fingerprint, "report": {"x": 1}}).encode()))
+    fifo, link, large = "aa" * 32, "bb" * 32, "cc" * 32
+    for key in (fifo, link, large):
+        kept._entry(key).parent.mkdir(exist_ok=True)
+    os.mkfifo(kept._entry(fifo))
+    kept._entry(link).symlink_to(outside)
+    with kept._entry(large).open("wb") as file:
+        file.truncate(cache_mod.MAX_ENTRY_BYTES + 1)  # sparse: no disk used
+    assert [kept.get(key) for key in (fifo, link, large)] == [None, None, None]
+
+
+def test_tidying_never_follows_a_link_out_of_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    kept = JudgeCache.open(tmp_path / "cache")
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    for n in range(6):
+        (precious / f"file-{n}.txt").write_text("the user's")
+    (precious / "old.part").write_text("the user's")
+    os.utime(precious / "old.part", (1, 1))
+    (kept.folder / "zz").symlink_to(precious, target_is_directory=True)  # a shard folder that is a link
+    for n in range(4):
+        kept.put(f"{n:02x}" * 32, {"exit_code": 0})
+    (kept.folder / "00" / "linked.json.z").symlink_to(precious / "file-0.txt")
+    monkeypatch.setattr(cache_mod, "MAX_ENTRIES", 2)
+    JudgeCache.open(tmp_path / "cache")
+    assert sorted(p.name for p in precious.iterdir()) == sorted([*(f"file-{n}.txt" for n in range(6)), "old.part"])
+    assert len(entries(tmp_path / "cache")) < 4, "the cache's own entries were tidied"
