@@ -194,8 +194,9 @@ def judge_many(
     separator = corpus.SEPARATOR if fmt == "json" else "\n"
     tally = baseline_mod.Tally(expected) if expected is not None else None
     entries: list[dict[str, Any]] = []
+    from_cache: list[bool] = []
     try:
-        for item in _each_judged(tasks, jobs, progress, show_diff):
+        for item in _each_judged(tasks, jobs, progress, show_diff, from_cache):
             if spooled is not None:
                 spooled.write((separator if entries else "") + part(item))
             if log is not None:
@@ -205,6 +206,12 @@ def judge_many(
             entries.append(_kept(item))
         if spooled is not None:
             spooled.finish()  # a temporary file that could not be written is said now, before anything is printed
+        if tasks and tasks[0].cache is not None:  # a CI log then shows whether the cache did its job
+            kept = sum(from_cache)
+            said = (
+                f"{kept} of {len(tasks)} report{'s' if len(tasks) != 1 else ''} read from the cache ({tasks[0].cache})"
+            )
+            print(f"backchannel: {said}; {len(tasks) - kept} judged", file=sys.stderr, flush=True)
         verdict = tally.result() if tally is not None else None
         return finish(entries, fmt, expected, extra, spooled, verdict, log)
     except BaseException:
@@ -213,10 +220,14 @@ def judge_many(
         raise
 
 
-def _each_judged(tasks: list[Task], jobs: int, progress: Progress, show_diff: bool) -> Iterator[dict[str, Any]]:
-    """Each recording's entry as it is judged, in input order."""
+def _each_judged(
+    tasks: list[Task], jobs: int, progress: Progress, show_diff: bool, from_cache: list[bool]
+) -> Iterator[dict[str, Any]]:
+    """Each recording's entry as it is judged, in input order; whether its report came from the cache is added to
+    `from_cache`."""
     with progress(len(tasks)) as advance:
         for outcome in judge_all(tasks, jobs, advance):
+            from_cache.append(outcome.cached)
             item = corpus.entry(outcome)
             if show_diff:
                 item["diff"] = outcome.diff  # run_task says it for every task that reads the stored report

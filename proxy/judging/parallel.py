@@ -49,6 +49,7 @@ class Outcome:
     report: Mapping[str, Any] | None = None
     error: str | None = None
     diff: Mapping[str, Any] | None = None
+    cached: bool = False  # the report was read from `--cache`, not judged
 
 
 def run_task(task: Task) -> Outcome:
@@ -59,7 +60,8 @@ def run_task(task: Task) -> Outcome:
         said = kept.get(key)
         if said is not None:
             try:
-                return Outcome(task.name, report=shaped(said, task.shape, statuses=task.statuses, name=task.name))
+                shown = shaped(said, task.shape, statuses=task.statuses, name=task.name)
+                return Outcome(task.name, report=shown, cached=True)
             except Exception:  # noqa: BLE001, S110 - an entry that is not a report this oracle makes: a miss
                 pass
     try:

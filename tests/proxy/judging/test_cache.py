@@ -39,11 +39,14 @@ def test_a_warm_cache_prints_the_same_bytes_as_judging_in_every_corpus_format_an
     recordings, kept = corpus(tmp_path / "corpus"), tmp_path / "cache"
     cold = subprocess.run([*CLI, str(recordings), "--format", "json", "--cache", str(kept)], capture_output=True)
     assert len(entries(kept)) == 6, "each judged recording is kept"
+    assert f"backchannel: 0 of 6 reports read from the cache ({kept}); 6 judged".encode() in cold.stderr
     for fmt in ("json", "text", "sarif"):
         plain = subprocess.run([*CLI, str(recordings), "--format", fmt], capture_output=True, timeout=120)
         warm = subprocess.run([*CLI, str(recordings), "--format", fmt, "--cache", str(kept)], capture_output=True)
         assert plain.returncode == warm.returncode == cold.returncode and plain.returncode in (0, 1), fmt
         assert plain.stdout == warm.stdout, fmt
+        assert f"6 of 6 reports read from the cache ({kept}); 0 judged".encode() in warm.stderr, fmt
+        assert b"read from the cache" not in plain.stderr
         if fmt == "json":
             assert cold.stdout == plain.stdout
 
@@ -57,7 +60,8 @@ def test_a_hit_is_not_judged_and_a_changed_recording_a_moved_one_or_another_orac
     real = parallel.load
     monkeypatch.setattr(parallel, "load", lambda path: judged.append(str(path)) or real(path))
     again = list(judge_all(tasks_for(expand([str(recordings)]), cache=kept), 1))
-    assert again == first and judged == [], "every report came from the cache"
+    assert [(o.name, o.report) for o in again] == [(o.name, o.report) for o in first]
+    assert judged == [] and all(o.cached for o in again) and not any(o.cached for o in first), "all from the cache"
 
     changed = sorted(recordings.glob("*.sqlite"))[0]
     conn = sqlite3.connect(changed)
