@@ -167,7 +167,13 @@ class JudgeCache:
         try:
             made = cls(root, oracle_fingerprint())
             made.folder.mkdir(parents=True, exist_ok=True)
-            (made.folder / MARKER).touch()  # its time says when this oracle was last used
+            marker = made.folder / MARKER
+            for link in (made.folder, marker):
+                # a cache folder restored from elsewhere (a CI cache) could hold links: the cache writes, reads and
+                # removes only inside DIR, so it never goes through one
+                if link.is_symlink():
+                    raise CacheError(f"--cache {root}: {link} is a link, not what the cache made; refusing to use it")
+            marker.touch()  # its time says when this oracle was last used
             made._tidy()
         except OSError as exc:
             raise CacheError(f"--cache {root}: {exc.strerror or exc}") from exc
@@ -207,9 +213,12 @@ class JudgeCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The report kept under key, or None (absent, damaged, too large, another oracle's, not a report)."""
+        entry = self._entry(key)
         try:
+            if entry.parent.is_symlink():  # a linked shard folder: a miss, never read through
+                return None
             inflate = zlib.decompressobj()
-            raw = inflate.decompress(_read_entry(self._entry(key)), MAX_ENTRY_BYTES)
+            raw = inflate.decompress(_read_entry(entry), MAX_ENTRY_BYTES)
             if inflate.unconsumed_tail:
                 return None
             data = json.loads(raw)
@@ -226,6 +235,8 @@ class JudgeCache:
         payload = zlib.compress(json.dumps({"fingerprint": self.fingerprint, "report": report}).encode(), 6)
         try:
             entry.parent.mkdir(exist_ok=True)
+            if entry.parent.is_symlink():  # never written through a link (a linked shard folder stays unused)
+                return
             handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".", suffix=".part")
             try:
                 with os.fdopen(handle, "wb") as file:

@@ -207,17 +207,22 @@ def judge_many(
         if spooled is not None:
             spooled.finish()  # a temporary file that could not be written is said now, before anything is printed
         if tasks and tasks[0].cache is not None:  # a CI log then shows whether the cache did its job
-            kept = sum(from_cache)
-            said = (
-                f"{kept} of {len(tasks)} report{'s' if len(tasks) != 1 else ''} read from the cache ({tasks[0].cache})"
-            )
-            print(f"backchannel: {said}; {len(tasks) - kept} judged", file=sys.stderr, flush=True)
+            print(f"backchannel: {_cache_line(tasks, from_cache, entries)}", file=sys.stderr, flush=True)
         verdict = tally.result() if tally is not None else None
         return finish(entries, fmt, expected, extra, spooled, verdict, log)
     except BaseException:
         if spooled is not None:
             spooled.close()
         raise
+
+
+def _cache_line(tasks: list[Task], from_cache: list[bool], entries: list[dict[str, Any]]) -> str:
+    """How many reports came from the cache, how many were judged, and how many recordings could not be read."""
+    kept = sum(from_cache)
+    unread = sum(1 for item in entries if "report" not in item)
+    said = f"{kept} of {len(tasks)} report{'s' if len(tasks) != 1 else ''} read from the cache ({tasks[0].cache})"
+    said += f"; {len(tasks) - kept - unread} judged"
+    return said + (f"; {unread} could not be judged" if unread else "")
 
 
 def _each_judged(

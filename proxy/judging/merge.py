@@ -48,8 +48,9 @@ def _check_entry(item: Any, where: str) -> dict[str, Any]:
     return {key: item[key] for key in ("name", "report", "error") if key in item}  # nothing else is carried over
 
 
-def read_entries(path: Path) -> list[dict[str, Any]]:
-    """The recordings one judge output holds: a corpus document's entries, or one report as one entry."""
+def read_output(path: Path) -> tuple[list[dict[str, Any]], tuple[int, int] | None]:
+    """The recordings one judge output holds (a corpus document's entries, or one report as one entry), and its
+    shard (K, N) when it is an output of `judge --shard`."""
     try:
         with path.open("rb") as handle:
             raw = handle.read(MAX_BYTES + 1)
@@ -65,16 +66,49 @@ def read_entries(path: Path) -> list[dict[str, Any]]:
         entries = data.get("recordings")
         if not isinstance(entries, list):
             raise MergeError(f"{path}: its recordings are not a list")
-        return [_check_entry(item, f"{path} entry {i}") for i, item in enumerate(entries, 1)]
+        return [_check_entry(item, f"{path} entry {i}") for i, item in enumerate(entries, 1)], _shard_of(data, path)
     report = _check_report(data, str(path))
     recording = report.get("recording")
     name = recording.get("file") if isinstance(recording, dict) else None
-    return [{"name": name if isinstance(name, str) else path.name, "report": report}]
+    return [{"name": name if isinstance(name, str) else path.name, "report": report}], None
 
 
 def merge(paths: list[Path]) -> list[dict[str, Any]]:
-    """Every entry of every file, in the order given."""
+    """Every entry of every file, in the order given. Outputs of `judge --shard K/N` must come complete: every
+    shard of N exactly once (the rest may be other outputs), or a merged verdict would pass a shard that never
+    ran, and a baseline entry would look stale for want of the shard that fails it."""
     out: list[dict[str, Any]] = []
+    shards: dict[int, dict[int, Path]] = {}  # N -> K -> the file that held shard K/N
     for path in paths:
-        out += read_entries(path)
+        entries, shard = read_output(path)
+        out += entries
+        if shard is not None:
+            k, n = shard
+            earlier = shards.setdefault(n, {}).setdefault(k, path)
+            if earlier != path:
+                raise MergeError(f"{path} and {earlier} both hold shard {k}/{n}; give each shard's output once")
+    if len(shards) > 1:
+        counts = " and ".join(f"of {n}" for n in sorted(shards))
+        raise MergeError(f"the outputs to merge are shards of different splits ({counts}); merge one split's shards")
+    for n, given in shards.items():
+        missing = [f"{k}/{n}" for k in range(1, n + 1) if k not in given]
+        if missing:
+            raise MergeError(
+                f"shard {', '.join(missing)} is missing (given: {', '.join(f'{k}/{n}' for k in sorted(given))});"
+                " merge every shard's output, or the merged verdict would leave its recordings out"
+            )
     return out
+
+
+def _shard_of(data: dict[str, Any], path: Path) -> tuple[int, int] | None:
+    """(K, N) of a `judge --shard K/N` output, None for any other output."""
+    said = data.get("shard")
+    if said is None:
+        return None
+    parts = said.split("/") if isinstance(said, str) else []
+    if len(parts) != 2 or not all(part.isascii() and part.isdigit() and len(part) <= 6 for part in parts):
+        raise MergeError(f"{path}: its shard is not K/N")
+    k, n = int(parts[0]), int(parts[1])
+    if not 1 <= k <= n:
+        raise MergeError(f"{path}: its shard {k}/{n} is not one of {n}")
+    return k, n

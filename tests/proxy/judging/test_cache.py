@@ -271,3 +271,47 @@ def test_tidying_never_follows_a_link_out_of_the_cache(tmp_path: Path, monkeypat
     JudgeCache.open(tmp_path / "cache")
     assert sorted(p.name for p in precious.iterdir()) == sorted([*(f"file-{n}.txt" for n in range(6)), "old.part"])
     assert len(entries(tmp_path / "cache")) < 4, "the cache's own entries were tidied"
+
+
+def test_a_linked_oracle_folder_or_marker_is_refused_and_a_linked_shard_folder_is_never_read_or_written(
+    tmp_path: Path,
+):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("the user's")
+    root = tmp_path / "cache"
+    kept = JudgeCache.open(root)
+    folder = kept.folder
+    shutil.rmtree(folder)
+    folder.symlink_to(outside, target_is_directory=True)  # the oracle's own folder is a link
+    with pytest.raises(cache_mod.CacheError, match="is a link"):
+        JudgeCache.open(root)
+    folder.unlink()
+    folder.mkdir()
+    (folder / cache_mod.MARKER).symlink_to(outside / "keep.txt")  # its marker is a link
+    with pytest.raises(cache_mod.CacheError, match="is a link"):
+        JudgeCache.open(root)
+    (folder / cache_mod.MARKER).unlink()
+    kept = JudgeCache.open(root)
+    key = "c3" * 32
+    (folder / key[:2]).symlink_to(outside, target_is_directory=True)  # a shard folder is a link
+    kept.put(key, {"exit_code": 0})
+    (outside / f"{key}.json.z").write_bytes(
+        zlib.compress(json.dumps({"fingerprint": kept.fingerprint, "report": {"exit_code": 0}}).encode())
+    )
+    assert kept.get(key) is None, "a linked shard folder is never read through"
+    assert sorted(p.name for p in outside.iterdir()) == ["c3" * 32 + ".json.z", "keep.txt"], "nothing written there"
+    assert (outside / "keep.txt").read_text() == "the user's"
+
+
+def test_the_last_line_on_stderr_counts_the_recordings_that_could_not_be_judged_apart(tmp_path: Path):
+    recordings, kept = tmp_path / "corpus", tmp_path / "cache"
+    recordings.mkdir()
+    shutil.copyfile(sorted(REFERENCE.glob("*.sqlite"))[0], recordings / "a.sqlite")
+    (recordings / "b.sqlite").write_text("not a recording")
+    said = [
+        subprocess.run([*CLI, str(recordings), "--cache", str(kept)], capture_output=True, text=True, timeout=120)
+        for _ in range(2)
+    ]
+    assert f"0 of 2 reports read from the cache ({kept}); 1 judged; 1 could not be judged" in said[0].stderr
+    assert f"1 of 2 reports read from the cache ({kept}); 0 judged; 1 could not be judged" in said[1].stderr

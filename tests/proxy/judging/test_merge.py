@@ -76,3 +76,43 @@ def test_a_merged_report_carrying_a_member_named_like_a_workers_sarif_part_is_re
     assert done.returncode == 0, done.stderr
     (run,) = json.loads(done.stdout)["runs"]
     assert [a["location"]["uri"] for a in run["artifacts"]] == ["a.sqlite"] and run["tool"]["driver"]["rules"]
+
+
+def _shard_doc(tmp_path: Path, name: str, shard: object) -> Path:
+    reference = json.loads((REFERENCE / "mrtr-provenance-toy-flawed.expected.json").read_text(encoding="utf-8"))
+    doc = {"tool": "backchannel", "kind": "backchannel-corpus", "oracle_version": reference["oracle_version"]}
+    doc.update(shard=shard, recordings=[{"name": f"{name}.sqlite", "report": reference}])
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("shards", "said"),
+    [
+        (["1/3", "3/3"], "shard 2/3 is missing (given: 1/3, 3/3)"),
+        (["1/2", "2/2", "2/2"], "both hold shard 2/2"),
+        (["1/2", "2/2", "1/3", "2/3", "3/3"], "shards of different splits (of 2 and of 3)"),
+        (["0/2"], "its shard 0/2 is not one of 2"),
+        (["x"], "its shard is not K/N"),
+        ([["1", "2"]], "its shard is not K/N"),
+    ],
+)
+def test_shards_to_merge_must_come_complete_each_once_and_from_one_split(
+    tmp_path: Path, shards: list[object], said: str
+) -> None:
+    outputs = [_shard_doc(tmp_path, f"s{i}", shard) for i, shard in enumerate(shards)]
+    baseline = tmp_path / "b.yaml"
+    baseline.write_text("expected-failures: [mrtr-provenance]\n", encoding="utf-8")
+    done = run_here("merge-reports", *outputs, "--baseline", baseline)
+    assert done.returncode == 2 and done.stdout == ""
+    assert said in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_every_shard_once_with_other_outputs_beside_them_merges(tmp_path: Path) -> None:
+    outputs = [_shard_doc(tmp_path, f"s{k}", f"{k}/2") for k in (2, 1)]
+    single = tmp_path / "one.json"
+    shutil.copyfile(REFERENCE / "mrtr-provenance-toy-flawed.expected.json", single)
+    done = run_here("merge-reports", *outputs, single)
+    assert done.returncode == 1, done.stderr
+    assert _names(as_json(done)) == ["s2.sqlite", "s1.sqlite", "mrtr-provenance-toy-flawed.sqlite"]
