@@ -26,7 +26,7 @@ from .header_value import header_value
 from .jsonrpc import DEEP_PREFIX, ParsedMessage, classify, deep_stand_in, is_sse, parse_body, parse_text, too_deep
 from .session import FlowState, Session
 from .sse import LINE_COST, SseItem
-from .unread_body import UnreadBody, bound_words, streamed_unread, unread_detail
+from .unread_body import bound_words, streamed_unread, unread_detail
 
 
 def _flow_state(flow: http.HTTPFlow) -> bytes | None:
@@ -127,7 +127,7 @@ class Recorder:
         assert response is not None
         if state.exchange_row is not None:  # mitmproxy began streaming mid-body, after the head's hook: write the head
             self._head(state, response)
-        body: UnreadBody | None = state.unread_response
+        body = state.unread_response
         kept = bytes(body.kept) if body is not None else b""
         ticket = state.hold_ticket
         if ticket is not None and ticket.upstream_body:  # relayed: the relay kept the upstream's first bytes

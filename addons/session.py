@@ -8,7 +8,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from backchannel.recordings import redact
@@ -19,6 +19,10 @@ from backchannel.recordings.rows import AnomalyRow, ExchangeRequest, HeaderPairs
 from backchannel.recordings.store import RecordingWriter
 
 from .plan import Mutation, Plan, PlanError, parse_plan
+
+if TYPE_CHECKING:  # the types of FlowState's fields only
+    from .mutations.disconnect import BodyCut
+    from .unread_body import UnreadBody
 
 RUN_PREFIX = re.compile(r"^/r/([A-Za-z0-9_-]{1,64})(/.*)?$")
 # the line the addon prints once mitmdump listens (entry.py), which the launcher waits for: here, not in entry.py, so
@@ -87,10 +91,10 @@ class FlowState:
     idle_since: float = 0.0  # time.monotonic() the current wait began (request sent, then response head)
     upstream_bytes_at: Any = None  # when the upstream last sent bytes: upstream_timeout.last_upstream_bytes
     finished: bool = False
-    # an unread_body.UnreadBody once mitmproxy streams a body too large to hold (from its Content-Length)
-    unread_request: Any = None
-    unread_response: Any = None
-    body_cut: Any = None  # a disconnect's BodyCut on a JSON body: it counts what it did not keep
+    # once mitmproxy streams a body too large to hold (from its Content-Length): what passed of it
+    unread_request: UnreadBody | None = None
+    unread_response: UnreadBody | None = None
+    body_cut: BodyCut | None = None  # a disconnect's cut of a JSON body: it counts what it did not keep
     sink: str | None = None  # the hold server's path that answers a request never forwarded (Router._to_sink)
     refused: str | None = None  # why the proxy answers this request itself: unknown-run or invalid-plan (Router)
 

@@ -83,7 +83,7 @@ class BodyCut:
 
     __slots__ = ("limit", "upstream", "client", "keep", "upstream_size", "client_size")
 
-    def __init__(self, limit: int, upstream: bytearray, client: bytearray, keep: int | None = None) -> None:
+    def __init__(self, limit: int, upstream: bytearray, client: bytearray, keep: int) -> None:
         self.limit = limit
         self.upstream = upstream
         self.client = client
@@ -93,17 +93,11 @@ class BodyCut:
 
     def __call__(self, chunk: bytes) -> list[bytes]:
         self.upstream_size += len(chunk)
-        self._kept(self.upstream, chunk)
+        keep_first(self.upstream, chunk, self.keep)
         room = self.limit - self.client_size
         if room <= 0 or not chunk:
             return []
         passed = chunk[:room]
         self.client_size += len(passed)
-        self._kept(self.client, passed)
+        keep_first(self.client, passed, self.keep)
         return [passed]
-
-    def _kept(self, into: bytearray, chunk: bytes) -> None:
-        if self.keep is None:
-            into += chunk
-        else:
-            keep_first(into, chunk, self.keep)

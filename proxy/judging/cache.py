@@ -38,9 +38,10 @@ import tempfile
 import time
 import zlib
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from backchannel.oracle import ORACLE_VERSION
 from backchannel.oracle.registry import extra_roots
@@ -125,15 +126,23 @@ def file_state(path: str) -> tuple[int, int, int] | None:
     return (info.st_ino, info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
 
 
-def _read_entry(path: Path) -> bytes:
-    """An entry's bytes: a regular file of at most MAX_ENTRY_BYTES, not a link, opened without blocking (a FIFO left
-    where an entry should be never hangs judging); OSError for anything else, which the caller takes as a miss."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+@contextmanager
+def _regular(path: Path, *, follow: bool = True) -> Iterator[tuple[BinaryIO, int] | None]:
+    """A file opened for reading and its size, or None when it is not a regular file. Opened without blocking, so a
+    FIFO where a file should be never hangs judging; with `follow=False` a link is refused (OSError)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW))
     with os.fdopen(fd, "rb") as file:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+        yield (file, info.st_size) if stat.S_ISREG(info.st_mode) else None
+
+
+def _read_entry(path: Path) -> bytes:
+    """An entry's bytes: a regular file of at most MAX_ENTRY_BYTES, not a link; OSError for anything else, which
+    the caller takes as a miss."""
+    with _regular(path, follow=False) as found:
+        if found is None or found[1] > MAX_ENTRY_BYTES:
             raise OSError(f"{path}: not an entry this cache wrote")
-        return file.read(MAX_ENTRY_BYTES + 1)
+        return found[0].read(MAX_ENTRY_BYTES + 1)
 
 
 def recording_key(path: str) -> str | None:
@@ -143,12 +152,11 @@ def recording_key(path: str) -> str | None:
     wal = target.with_name(target.name + "-wal")
     if wal.exists() and (not wal.is_file() or wal.stat().st_size > 0):
         return None
-    fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+    with _regular(target) as found:
+        if found is None:
             return None
         digest = hashlib.sha256(path.encode("utf-8", "surrogateescape") + b"\0")
-        while block := file.read(_READ):
+        while block := found[0].read(_READ):
             digest.update(block)
     return digest.hexdigest()
 

@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from backchannel.oracle import ORACLE_VERSION, all_checks, judge
 from backchannel.oracle.registry import ScenarioError
@@ -55,9 +55,9 @@ class Outcome:
 def run_task(task: Task) -> Outcome:
     """Judge one recording. Every failure is an Outcome naming it, so one hostile file never stops a corpus."""
     unjudged = {"stored": None} if task.read_stored else None
-    kept, key, before = _cached(task)
-    if kept is not None and key is not None:
-        said = kept.get(key)
+    cached = _cached(task)
+    if cached is not None:
+        said = cached.cache.get(cached.key)
         if said is not None:
             try:
                 shown = shaped(said, task.shape, statuses=task.statuses, name=task.name)
@@ -75,8 +75,8 @@ def run_task(task: Task) -> Outcome:
         error = f"{task.path}: the oracle failed on it ({type(exc).__name__}: {exc})"
         return Outcome(task.name, error=error, diff=unjudged)
     said = report_dict(report)
-    if kept is not None and key is not None and file_state(task.path) == before:  # not rewritten meanwhile
-        kept.put(key, said)
+    if cached is not None and file_state(task.path) == cached.state:  # not rewritten meanwhile
+        cached.cache.put(cached.key, said)
     changed = _changes(rec, said) if task.read_stored else None
     sent = shaped(said, task.shape, statuses=task.statuses, name=task.name)
     if task.store:
@@ -87,20 +87,27 @@ def run_task(task: Task) -> Outcome:
     return Outcome(task.name, report=sent, diff=changed)
 
 
-def _cached(task: Task) -> tuple[JudgeCache | None, str | None, tuple[int, int, int] | None]:
-    """The cache this task may read and fill, the recording's key in it, and the file's state when it was hashed.
-    Never with --diff (it reads the stored report from the recording) or --store (it writes into the recording),
-    nor for a file that is not a regular one or cannot be read (the judging says why)."""
+class _Cached(NamedTuple):
+    cache: JudgeCache
+    key: str  # the recording's entry
+    state: tuple[int, int, int]  # the file's, when it was hashed (cache.file_state)
+
+
+def _cached(task: Task) -> _Cached | None:
+    """The cache this task may read and fill, the recording's key in it, and the file's state when it was hashed;
+    None when it has none. Never with --diff (it reads the stored report from the recording) or --store (it writes
+    into the recording), nor for a file that is not a regular one, is left open or cannot be read (the judging says
+    why)."""
     if task.cache is None or task.read_stored or task.store:
-        return None, None, None
+        return None
     before = file_state(task.path)
     if before is None:
-        return None, None, None
+        return None
     try:
         key = recording_key(task.path)
     except OSError:
-        return None, None, None
-    return JudgeCache(Path(task.cache), oracle_fingerprint()), key, before
+        return None
+    return None if key is None else _Cached(JudgeCache(Path(task.cache), oracle_fingerprint()), key, before)
 
 
 def _changes(rec: Recording, said: Mapping[str, Any]) -> dict[str, Any]:
