@@ -12,13 +12,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlite_utils import Database
-
-from . import cell_rules, migrations, redact, upgrading
+from . import cell_rules, redact
 from .errors import RecordingError, RecordingFormatError
+from .format_names import FORMAT_MARKER, MIGRATION_SET, known_migrations
 from .json_form import escape_surrogates
 from .meta import MetaValue, RecordingInfo
-from .migrations import FORMAT_MARKER, MIGRATION_SET
 from .rows import AnomalyRow, ExchangeOutcome, ExchangeRequest, Row, RunChange
 
 BATCH_SECONDS = 0.05  # the longest a queued row waits for its commit (what a kill -9 can lose, as before)
@@ -35,7 +33,7 @@ _META_RULES = cell_rules.written("meta", ("key", "value"))
 
 def format_version() -> str:
     """The newest migration name this tool knows: the recording format version it writes."""
-    return migrations.latest()
+    return known_migrations()[-1]
 
 
 def create(
@@ -64,6 +62,12 @@ def create(
                 *(value.meta_entry() for value in values),
             )
         ]
+    # sqlite_utils and the migrations only here and in `upgrade`: mitmdump imports this module to write a recording
+    # the CLI created, and importing them cost every proxy's start about 60 ms of CPU (a tenth of it)
+    from sqlite_utils import Database
+
+    from . import migrations
+
     try:
         db = Database(str(target))
         db.execute("PRAGMA journal_mode=WAL")
@@ -95,6 +99,8 @@ def upgrade(path: str | Path) -> list[str]:
     Refuses (RecordingError, nothing changed) a path that is missing, empty, not a regular file, not SQLite, or
     not a backchannel recording, and a recording that carries triggers (see recordings/upgrading.py).
     """
+    from . import upgrading
+
     return upgrading.upgrade(path, format_version())
 
 

@@ -49,6 +49,16 @@ def test_a_command_that_starts_a_proxy_loads_no_mitmproxy_in_backchannels_own_pr
     assert not any(name == "mitmproxy" or name.startswith("mitmproxy.") for name in loaded)
 
 
+def test_mitmdumps_addon_loads_no_sqlite_utils():
+    """mitmdump writes into a recording the CLI created: sqlite_utils (creating and migrating) is not imported there,
+    where it was a tenth of every proxy's start."""
+    loaded = _modules_after_import(
+        "backchannel.addons.recorder, backchannel.addons.entry, backchannel.recordings.store"
+    )
+    assert "backchannel.recordings.store" in loaded and "mitmproxy.http" in loaded
+    assert not any(name == "sqlite_utils" or name.startswith("sqlite_utils.") for name in loaded)
+
+
 # (folder, an import written there, whether ruff's per-folder banned-api must refuse it)
 LAYER_CASES = [
     ("recordings", "import sqlite3", False),
