@@ -6,9 +6,10 @@ have refused anything that could make it hang, fill memory or the disk, or run c
 
 from __future__ import annotations
 
+import os
 import re
-import shutil
 import sqlite3
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
@@ -83,18 +84,27 @@ def open_untrusted(
         source = path
         if live:
             uri = source.resolve().as_uri() + "?mode=ro"
-        elif wal.is_file() and wal.stat().st_size > 0:
+        elif wal.is_symlink() or wal.is_file() and wal.stat().st_size > 0:
+            if wal.is_symlink():  # a writer makes its WAL itself: a link there points at whatever someone chose
+                raise RecordingFormatError(f"{path}: its -wal is a link, not a file a writer left; refusing to read it")
             # a private folder only when needed: making and removing one costs more than reading a small recording
             private = cleanup.enter_context(tempfile.TemporaryDirectory(prefix="backchannel-read-"))
             source = Path(private) / "copy.sqlite"
-            shutil.copyfile(path, source)
-            shutil.copyfile(wal, Path(private) / "copy.sqlite-wal")
+            try:  # the copy is bounded as the reading is: a sparse -wal of a terabyte would fill the disk
+                left = _copy_bounded(path, source, limits.max_total_bytes)
+                _copy_bounded(wal, Path(private) / "copy.sqlite-wal", left)
+            except OverflowError:
+                raise RecordingFormatError(
+                    f"{path} and its -wal hold more than {limits.max_total_bytes} bytes; a recording left open is "
+                    "read from a copy of both, within the reader's limit"
+                ) from None
             uri = source.resolve().as_uri()  # a private copy: SQLite may fold the WAL in there
         else:
             uri = source.absolute().as_uri() + "?mode=ro&immutable=1"  # resolve()'s lstat per folder: 35 µs a file
         try:
             conn = _connect(uri, limits)
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            _say_why_unreadable(source)
             raise RecordingFormatError(
                 f"{path} is not a SQLite database ({exc}); is it a backchannel recording?"
             ) from exc
@@ -102,6 +112,37 @@ def open_untrusted(
             yield conn
         finally:
             conn.close()
+
+
+def _say_why_unreadable(path: Path) -> None:
+    """SQLite says only "unable to open database file" for a file it may not read: the system says why."""
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+    except OSError as exc:
+        raise RecordingError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+
+
+def _copy_bounded(source: Path, target: Path, budget: int) -> int:
+    """Copy `source` (a regular file; opened without blocking, so a FIFO swapped in never hangs) to `target`, at most
+    `budget` bytes (OverflowError past it); returns what is left of the budget. A file can say it holds a terabyte
+    in a few KB of disk (a sparse file): copied whole, it would fill the disk."""
+    fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as src:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordingFormatError(f"{source} is not a regular file; refusing to read it")
+        if info.st_size > budget:  # refused before a byte is copied; the loop below bounds a file that grows
+            raise OverflowError(source)
+        with open(target, "wb") as out:
+            while block := src.read(min(_COPY_BLOCK, budget + 1)):
+                if len(block) > budget:
+                    raise OverflowError(source)
+                out.write(block)
+                budget -= len(block)
+    return budget
+
+
+_COPY_BLOCK = 1 << 20
 
 
 def check_tables(conn: sqlite3.Connection, path: Path) -> set[str]:

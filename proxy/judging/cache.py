@@ -4,10 +4,11 @@ A fixture corpus is re-judged on every commit of a project that keeps one, and a
 are the same as last time. The judge is a pure function of the recording's bytes, the path it was given by (the
 report names it) and the oracle's own code, so its report can be kept under a key made of exactly those:
 
-- the recording: SHA-256 of the path as the task names it and of the file's bytes. Only a regular file is cached
-  (never a FIFO or a device), never one left open (a `-wal` with bytes beside it: its rows are the file's and the
-  WAL's together), and a report is kept only when the file's inode, size and modification time were the same
-  before it was hashed and after it was judged (a file rewritten meanwhile is judged again next time).
+- the recording: SHA-256 of the path as the task names it and of the file's bytes. Only a regular file of at most
+  MAX_HASHED_BYTES is cached (never a FIFO or a device), never one left open (a `-wal` with bytes beside it: its
+  rows are the file's and the WAL's together), and a report is kept only when the file's inode, size and
+  modification time were the same before it was hashed and after it was judged (a file rewritten meanwhile is
+  judged again next time).
 - the oracle: SHA-256 of backchannel's version, the Python version, the versions of the libraries a verdict
   depends on (jsonschema, jsonschema-rs, rfc3986-validator), every `.py` file of backchannel's packages and every
   file under `oracle/` (the schemas), and the scenarios added from outside (the `backchannel.scenarios` entry
@@ -44,6 +45,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from backchannel.oracle import ORACLE_VERSION
+from backchannel.oracle.model import STATUSES
 from backchannel.oracle.registry import extra_roots
 
 # the libraries whose versions can change a verdict (the schema's validators, the URI checker)
@@ -53,6 +55,9 @@ MARKER = "BACKCHANNEL-JUDGE-CACHE"  # in each oracle's folder: only folders hold
 KEEP_ORACLES = 4
 MAX_ENTRIES = 50_000  # of one oracle (about 7 KB each): past it the oldest half goes
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # of one entry, decompressed: a larger one is not a report this cache wrote
+# a recording larger than this is judged without the cache: hashing reads all of it, where the reader reads only the
+# pages the database holds, so a sparse file of a terabyte (a few KB on disk) would take an hour to hash
+MAX_HASHED_BYTES = 256 * 1024 * 1024
 STALE_PART_S = 3600  # a temporary file this old was left by a worker that died
 _READ = 1 << 20
 
@@ -147,18 +152,46 @@ def _read_entry(path: Path) -> bytes:
 
 def recording_key(path: str) -> str | None:
     """The entry's name for this recording as the task names it, or None when it must not be cached: not a regular
-    file (opened without blocking, so a FIFO never hangs), or left open (a `-wal` with bytes beside it)."""
+    file (opened without blocking, so a FIFO never hangs), larger than MAX_HASHED_BYTES, or left open (a `-wal` with
+    bytes beside it)."""
     target = Path(path)
     wal = target.with_name(target.name + "-wal")
     if wal.exists() and (not wal.is_file() or wal.stat().st_size > 0):
         return None
     with _regular(target) as found:
-        if found is None:
+        if found is None or found[1] > MAX_HASHED_BYTES:
             return None
         digest = hashlib.sha256(path.encode("utf-8", "surrogateescape") + b"\0")
         while block := found[0].read(_READ):
             digest.update(block)
     return digest.hexdigest()
+
+
+def is_report(data: Any) -> bool:
+    """Whether `data` has the shape of a report's dict in every field a corpus output reads of it (its counts, its
+    exit code, its results' identities and what the text lists of them): what a cache entry must hold to be used.
+    Not whether this oracle would have said it (whoever writes DIR decides the verdicts, docs/scaling.md); reading a
+    whole report back costs half a millisecond, as much as the rest of a cached recording, and the sarif output does
+    that anyway."""
+    if not isinstance(data, dict):
+        return False
+    summary, code, results = data.get("summary"), data.get("exit_code"), data.get("results")
+    if not isinstance(summary, dict) or not all(_count(value) for value in summary.values()):
+        return False
+    if type(code) is not int or code not in (0, 1, 2) or not isinstance(results, list):
+        return False
+    return all(_result(result) for result in results)
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _result(result: Any) -> bool:
+    if not isinstance(result, dict) or result.get("status") not in STATUSES:
+        return False
+    named = all(isinstance(result.get(key), str) for key in ("id", "scenario"))
+    return named and all(isinstance(result.get(key, ""), str | None) for key in ("verdict", "subject", "message"))
 
 
 class JudgeCache:
@@ -210,11 +243,14 @@ class JudgeCache:
                 path.unlink(missing_ok=True)
 
     def _files(self) -> Iterator[Path]:
-        # never through a link: a cache folder restored from elsewhere (a CI cache) could point one at any folder,
-        # and tidying removes files
-        for shard in self.folder.iterdir():
-            if len(shard.name) == 2 and not shard.is_symlink() and shard.is_dir():
-                yield from (path for path in shard.iterdir() if not path.is_symlink())
+        """The regular files in the shard folders: never through a link (a cache folder restored from elsewhere, a
+        CI cache, could point one at any folder, and tidying removes files), and never a folder or anything else
+        that stands where an entry or a temporary file would (unlinking it failed, and the cache went unused)."""
+        with os.scandir(self.folder) as shards:
+            for shard in shards:
+                if len(shard.name) == 2 and shard.is_dir(follow_symlinks=False):
+                    with os.scandir(shard.path) as found:
+                        yield from (Path(entry.path) for entry in found if entry.is_file(follow_symlinks=False))
 
     def _entry(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json.z"
@@ -235,7 +271,7 @@ class JudgeCache:
         if not isinstance(data, dict) or data.get("fingerprint") != self.fingerprint:
             return None
         report = data.get("report")
-        return report if isinstance(report, dict) else None
+        return report if is_report(report) else None
 
     def put(self, key: str, report: Mapping[str, Any]) -> None:
         """Keep a report; a cache that cannot be written is only slower, never an error."""

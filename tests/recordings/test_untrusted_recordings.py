@@ -1,9 +1,13 @@
 """A recording from a bug report is untrusted: damaged or hostile content gets a clear error, never a crash."""
 
+import os
 import random
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -215,3 +219,56 @@ def test_a_value_of_the_wrong_type_or_out_of_range_is_named_by_its_column(tmp_pa
     path = _hostile(tmp_path, statement)
     with pytest.raises(RecordingFormatError, match=re.escape(column)):
         load(path)
+
+
+def _left_open(tmp_path: Path) -> Path:
+    """A recording and the -wal a killed writer left beside it."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    source = _copy(tmp_path, SOURCES[0])
+    writer = sqlite3.connect(source)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    with writer:
+        writer.execute("INSERT INTO anomalies(kind, detail) VALUES ('late', 'only in the wal')")
+    dead = tmp_path / "dead"
+    dead.mkdir()
+    for suffix in ("", "-wal"):
+        shutil.copyfile(f"{source}{suffix}", dead / f"r.sqlite{suffix}")
+    writer.close()
+    return dead / "r.sqlite"
+
+
+def test_a_wal_larger_than_the_read_limit_is_refused_before_it_is_copied(tmp_path, monkeypatch):
+    """A sparse -wal says it holds a terabyte in a few KB of disk: copying it whole filled the temp folder."""
+    path = _left_open(tmp_path)
+    os.truncate(f"{path}-wal", 2 * 1024**3)  # over the 1 GiB limit; a regression writes 2 GiB, not a terabyte
+    private = tmp_path / "tmp"
+    private.mkdir()
+    monkeypatch.setenv("TMPDIR", str(private))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # TMPDIR read again
+    with pytest.raises(RecordingFormatError, match="and its -wal hold more than"):
+        load(path)
+    assert list(private.iterdir()) == [], "the copy is gone"
+    with pytest.raises(RecordingFormatError, match="and its -wal hold more than 100000 bytes"):
+        load(_left_open(tmp_path / "small"), ReadLimits(max_total_bytes=100_000))
+
+
+def test_a_wal_that_is_a_link_is_refused(tmp_path):
+    path = _left_open(tmp_path)
+    elsewhere = tmp_path / "elsewhere-wal"
+    Path(f"{path}-wal").rename(elsewhere)
+    Path(f"{path}-wal").symlink_to(elsewhere)
+    with pytest.raises(RecordingFormatError, match="its -wal is a link"):
+        load(path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and not shutil.which("setpriv"), reason="root reads any file")
+def test_a_recording_it_may_not_read_says_so(tmp_path):
+    path = _copy(tmp_path, SOURCES[0])
+    path.chmod(0)
+    code = f"from backchannel.recordings import load\nload({str(path)!r})"
+    argv = [sys.executable, "-c", code]
+    if os.geteuid() == 0:  # root reads any file: the test drops the capability that lets it
+        argv = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", *argv]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert "cannot read it (Permission denied)" in done.stderr, done.stderr

@@ -22,6 +22,7 @@ from backchannel.proxy.judging.parallel import judge_all, tasks_for
 
 REFERENCE = Path(__file__).resolve().parents[3] / "recordings" / "reference"
 CLI = [sys.executable, "-m", "backchannel.proxy.cli", "judge"]
+REPORT = {"summary": {"PASS": 1}, "exit_code": 0, "results": [{"id": "c", "scenario": "s", "status": "PASS"}]}
 
 
 def corpus(folder: Path) -> Path:
@@ -147,13 +148,13 @@ def test_diff_store_and_a_recording_left_open_never_use_the_cache(tmp_path: Path
 def test_an_entry_that_does_not_decode_names_another_oracle_or_is_hostile_is_a_miss(tmp_path: Path):
     kept = JudgeCache.open(tmp_path / "cache")
     key = "ab" * 32
-    kept.put(key, {"exit_code": 0})
-    assert kept.get(key) == {"exit_code": 0}
+    kept.put(key, REPORT)
+    assert kept.get(key) == REPORT
     entry = entries(tmp_path / "cache")[0]
     fingerprint = kept.fingerprint.encode()
     for hostile in (
         b"not zlib",
-        zlib.compress(b'{"fingerprint": "other", "report": {"exit_code": 0}}'),
+        zlib.compress(json.dumps({"fingerprint": "other", "report": REPORT}).encode()),
         zlib.compress(b'{"fingerprint": "' + fingerprint + b'", "report": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
         zlib.compress(b" " * (cache_mod.MAX_ENTRY_BYTES + 1)),  # a bomb: inflated only up to the bound
     ):
@@ -170,6 +171,55 @@ def test_a_kept_report_this_oracle_cannot_shape_is_judged_again(tmp_path: Path):
         data["report"]["results"] = [1]
         entry.write_bytes(zlib.compress(json.dumps(data).encode()))
     assert list(judge_all(tasks_for(expand([str(recordings)]), shape="summary", cache=kept), 1)) == first
+
+
+# what a damaged or hand-made entry may hold instead of a report: each crashed a corpus output before
+NOT_REPORTS = (
+    lambda r: r.pop("summary"),
+    lambda r: r.update(summary="x"),
+    lambda r: r.update(summary={"PASS": "many"}),
+    lambda r: r.update(exit_code="0"),
+    lambda r: r.update(results={"a": 1}),
+    lambda r: r["results"].append({"id": "x", "scenario": "s", "status": "GREAT"}),
+    lambda r: r["results"].append({"id": 1, "scenario": "s", "status": "PASS"}),
+    lambda r: r.clear(),
+)
+
+
+def test_an_entry_that_decodes_but_is_not_a_report_is_a_miss(tmp_path: Path):
+    kept = JudgeCache.open(tmp_path / "cache")
+    for n, damage in enumerate(NOT_REPORTS):
+        report = json.loads(json.dumps(REPORT))
+        damage(report)
+        kept.put(f"{n:02x}" * 32, report)
+        assert kept.get(f"{n:02x}" * 32) is None, report
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_a_corpus_with_entries_that_are_not_reports_prints_what_judging_it_prints(tmp_path: Path, fmt: str):
+    recordings, kept = corpus(tmp_path / "corpus"), tmp_path / "cache"
+    argv = [*CLI, str(recordings), "--format", fmt, "--cache", str(kept)]
+    cold = subprocess.run(argv, capture_output=True, timeout=60)
+    for entry, damage in zip(entries(kept)[:5], NOT_REPORTS, strict=False):
+        data = json.loads(zlib.decompress(entry.read_bytes()))
+        damage(data["report"])
+        entry.write_bytes(zlib.compress(json.dumps(data).encode()))
+    warm = subprocess.run(argv, capture_output=True, timeout=60)
+    assert (warm.returncode, warm.stdout) == (cold.returncode, cold.stdout), warm.stderr.decode()[-2000:]
+    assert warm.stderr.decode().strip() == f"backchannel: 1 of 6 reports read from the cache ({kept}); 5 judged"
+
+
+def test_a_folder_where_an_entry_or_a_temporary_file_would_be_leaves_the_cache_in_use(tmp_path: Path):
+    kept = JudgeCache.open(tmp_path / "cache")
+    kept.put("ab" * 32, REPORT)
+    stale = kept.folder / "ab" / ".x.part"
+    stale.mkdir()
+    (stale / "inside").write_text("kept")
+    os.utime(stale, (1, 1))
+    (kept.folder / "ab" / ("cd" * 32 + ".json.z")).mkdir()
+    again = JudgeCache.open(tmp_path / "cache")  # tidying met both folders: no CacheError
+    assert again.get("ab" * 32) == REPORT and again.get("cd" * 32) is None
+    assert (stale / "inside").read_text() == "kept"
 
 
 def test_the_fingerprint_names_the_scenarios_added_from_outside(monkeypatch: pytest.MonkeyPatch):
@@ -244,7 +294,7 @@ def test_a_scenario_that_cannot_be_loaded_ends_a_cached_run_once_not_as_every_fi
 def test_a_fifo_a_link_or_an_oversized_file_where_an_entry_should_be_is_a_miss_and_never_hangs(tmp_path: Path):
     kept = JudgeCache.open(tmp_path / "cache")
     outside = tmp_path / "outside.json.z"
-    outside.write_bytes(zlib.compress(json.dumps({"fingerprint": kept.fingerprint, "report": {"x": 1}}).encode()))
+    outside.write_bytes(zlib.compress(json.dumps({"fingerprint": kept.fingerprint, "report": REPORT}).encode()))
     fifo, link, large = "aa" * 32, "bb" * 32, "cc" * 32
     for key in (fifo, link, large):
         kept._entry(key).parent.mkdir(exist_ok=True)
@@ -265,7 +315,7 @@ def test_tidying_never_follows_a_link_out_of_the_cache(tmp_path: Path, monkeypat
     os.utime(precious / "old.part", (1, 1))
     (kept.folder / "zz").symlink_to(precious, target_is_directory=True)  # a shard folder that is a link
     for n in range(4):
-        kept.put(f"{n:02x}" * 32, {"exit_code": 0})
+        kept.put(f"{n:02x}" * 32, REPORT)
     (kept.folder / "00" / "linked.json.z").symlink_to(precious / "file-0.txt")
     monkeypatch.setattr(cache_mod, "MAX_ENTRIES", 2)
     JudgeCache.open(tmp_path / "cache")
@@ -295,9 +345,9 @@ def test_a_linked_oracle_folder_or_marker_is_refused_and_a_linked_shard_folder_i
     kept = JudgeCache.open(root)
     key = "c3" * 32
     (folder / key[:2]).symlink_to(outside, target_is_directory=True)  # a shard folder is a link
-    kept.put(key, {"exit_code": 0})
+    kept.put(key, REPORT)
     (outside / f"{key}.json.z").write_bytes(
-        zlib.compress(json.dumps({"fingerprint": kept.fingerprint, "report": {"exit_code": 0}}).encode())
+        zlib.compress(json.dumps({"fingerprint": kept.fingerprint, "report": REPORT}).encode())
     )
     assert kept.get(key) is None, "a linked shard folder is never read through"
     assert sorted(p.name for p in outside.iterdir()) == ["c3" * 32 + ".json.z", "keep.txt"], "nothing written there"
@@ -315,3 +365,16 @@ def test_the_last_line_on_stderr_counts_the_recordings_that_could_not_be_judged_
     ]
     assert f"0 of 2 reports read from the cache ({kept}); 1 judged; 1 could not be judged" in said[0].stderr
     assert f"1 of 2 reports read from the cache ({kept}); 0 judged; 1 could not be judged" in said[1].stderr
+
+
+def test_a_recording_larger_than_the_hash_bound_is_judged_without_the_cache(tmp_path: Path):
+    """A sparse file says it holds 4 GiB (a few KB on disk): hashing it all took minutes, judging it a moment."""
+    recordings, kept = tmp_path / "corpus", tmp_path / "cache"
+    recordings.mkdir()
+    sparse = recordings / "sparse.sqlite"
+    shutil.copyfile(REFERENCE / "conformance-toy.sqlite", sparse)
+    os.truncate(sparse, 4 * 1024**3)
+    assert recording_key(str(sparse)) is None
+    (outcome,) = judge_all(tasks_for(expand([str(recordings)]), shape="summary", cache=kept), 1)
+    assert outcome.report is not None and not outcome.cached
+    assert entries(kept) == []
