@@ -41,6 +41,7 @@ class Task:
     shape: str = "report"  # what of the report the parent reads (sent.py): report, json, summary or sarif
     statuses: bool = False  # with json, summary or sarif: every result's scenario, id and status (a baseline's)
     cache: str | None = None  # `judge --cache DIR`: a report kept from an earlier judging of the same bytes (cache.py)
+    problem: str | None = None  # why it cannot be judged, known before it is opened (inputs.Input.problem)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,8 @@ class Outcome:
 def run_task(task: Task) -> Outcome:
     """Judge one recording. Every failure is an Outcome naming it, so one hostile file never stops a corpus."""
     unjudged = {"stored": None} if task.read_stored else None
+    if task.problem is not None:
+        return Outcome(task.name, error=task.problem, diff=unjudged)
     cached = _cached(task)
     if cached is not None:
         said = cached.cache.get(cached.key)
@@ -145,7 +148,7 @@ def tasks_for(
     folder = None
     if cache is not None and not (read_stored or store):  # CacheError: the cache cannot be used
         folder = str(JudgeCache.open(cache).root)
-    return [Task(str(i.path), str(i.path), read_stored, store, shape, statuses, folder) for i in inputs]
+    return [Task(str(i.path), str(i.path), read_stored, store, shape, statuses, folder, i.problem) for i in inputs]
 
 
 def judge_all(tasks: list[Task], jobs: int, advance: Callable[[], None] = lambda: None) -> Iterator[Outcome]:

@@ -31,6 +31,8 @@ def _fail(message: str) -> typer.Exit:
 
 def _judged(inputs: list[Input]) -> Iterator[tuple[Input, Recording, Report]]:
     for item in inputs:
+        if item.problem is not None:  # a folder that could not be read
+            raise RecordingError(item.problem)
         rec = load(item.path)  # its errors name the file already
         yield item, rec, judge(rec)
 

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from backchannel.proxy.judging.inputs import expand
 from backchannel.recordings.errors import RecordingError
+
+REFERENCE = Path(__file__).resolve().parents[3] / "recordings" / "reference"
+CLI = [sys.executable, "-m", "backchannel.proxy.cli", "judge"]
 
 
 def _touch(*paths: Path) -> None:
@@ -51,3 +59,49 @@ def test_a_recursive_glob_over_a_symlink_loop_ends_and_finds_each_recording_once
     (folder / "y").symlink_to("..")
     found = expand([f"{tmp_path}/loop/**/*.sqlite"])
     assert [item.relative for item in found] == ["d/one.sqlite"]
+
+
+def test_a_symlink_loop_named_like_a_recording_is_an_input_not_a_crash(tmp_path: Path) -> None:
+    _touch(tmp_path / "a.sqlite")
+    (tmp_path / "loop.sqlite").symlink_to("loop.sqlite")
+    found = expand([str(tmp_path), str(tmp_path / "loop.sqlite")])
+    assert [i.relative for i in found] == ["a.sqlite", "loop.sqlite"]
+
+
+def test_a_glob_keeps_what_it_matches_that_is_not_a_folder_as_a_folder_does(tmp_path: Path) -> None:
+    """A FIFO, a dangling link or a link loop that a glob matches is judged, and its error named (exit 2), as when
+    a folder holds it; a glob used to drop them, and the run passed over them."""
+    _touch(tmp_path / "g" / "a.sqlite")
+    os.mkfifo(tmp_path / "g" / "b.sqlite")
+    (tmp_path / "g" / "c.sqlite").symlink_to("gone.sqlite")
+    (tmp_path / "g" / "d.sqlite").symlink_to("d.sqlite")
+    (tmp_path / "g" / "e.sqlite").mkdir()
+    names = ["a.sqlite", "b.sqlite", "c.sqlite", "d.sqlite"]
+    assert [i.relative for i in expand([str(tmp_path / "g" / "*.sqlite")])] == names
+    assert [i.relative for i in expand([str(tmp_path / "g" / "**" / "*.sqlite")])] == names
+    assert [i.relative for i in expand([str(tmp_path / "g")])] == names
+
+
+def _as_a_user(argv: list[str]) -> list[str]:
+    """argv run without the capabilities that let root read any folder (as is, for anyone else)."""
+    return ["setpriv", "--bounding-set=-all", "--inh-caps=-all", *argv] if os.geteuid() == 0 else argv
+
+
+def test_a_folder_that_cannot_be_read_is_named_not_judged_and_the_run_exits_2(tmp_path: Path) -> None:
+    """An unreadable folder in a corpus was passed over: its recordings unseen, the run green (exit 0)."""
+    corpus = tmp_path / "corpus"
+    (corpus / "sub").mkdir(parents=True)
+    shutil.copyfile(REFERENCE / "conformance-toy.sqlite", corpus / "a.sqlite")
+    shutil.copyfile(REFERENCE / "conformance-toy-flawed.sqlite", corpus / "sub" / "flawed.sqlite")
+    (corpus / "sub").chmod(0)
+    try:
+        for argument in (str(corpus), f"{corpus}/**/*.sqlite", str(corpus / "sub")):
+            done = subprocess.run(_as_a_user([*CLI, argument, "--format", "json"]), capture_output=True, timeout=60)
+            document = json.loads(done.stdout)
+            assert done.returncode == 2, done.stderr
+            (unread,) = [entry for entry in document["recordings"] if "error" in entry]
+            assert unread["error"].endswith(
+                "cannot read this folder (Permission denied); the recordings in it are not judged"
+            )
+    finally:
+        (corpus / "sub").chmod(0o755)
