@@ -6,7 +6,10 @@ tool's own error tree and OSError) and says in one line what happened, to what, 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
 
 import typer
 from rich.console import Console
@@ -35,6 +38,17 @@ def render_and_exit(report: Report, fmt: str) -> None:
     """Print the report in `fmt` on stdout and end with its exit code."""
     from backchannel.oracle.render import render
 
-    out_console.file.write(render(report, fmt))
-    out_console.file.flush()
+    write_out(lambda out: out.write(render(report, fmt)))
     raise typer.Exit(report.exit_code)
+
+
+def write_out(write: Callable[[TextIO], object]) -> None:
+    """`write` the output to stdout and flush it. A stdout that cannot take it (a full disk, a closed pipe) ends the
+    command with one line and exit 2, never a traceback and exit 1: a CI step that accepts exit 1 as "findings"
+    would otherwise take a truncated report for a verdict."""
+    try:
+        write(out_console.file)
+        out_console.file.flush()
+    except OSError as exc:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - what is left unflushed goes nowhere
+        raise fail(f"cannot write the output ({exc.strerror or exc}); what was written of it is incomplete") from None

@@ -15,7 +15,7 @@ import typer
 from backchannel.oracle import judge
 from backchannel.oracle.render import FORMATS
 from backchannel.oracle.render.from_json import ReportShapeError
-from backchannel.proxy.cli_output import USER_ERRORS, err_console, fail, out_console, render_and_exit
+from backchannel.proxy.cli_output import USER_ERRORS, err_console, fail, render_and_exit, write_out
 from backchannel.recordings import load
 from backchannel.recordings.safe_text import neutralise
 
@@ -181,6 +181,7 @@ def judge_many(
         found = shard.select(found, k, n)
         extra["shard"] = f"{k}/{n}"
     shape = SHAPE_OF.get(fmt, "report")
+    cached_in = str(cache) if cache is not None and not (show_diff or store) else None  # as tasks_for uses it
     try:
         tasks = tasks_for(
             found, read_stored=show_diff, store=store, shape=shape, statuses=expected is not None, cache=cache
@@ -188,6 +189,7 @@ def judge_many(
     except CacheError as exc:  # only slower without it: said, and judged anyway
         print(f"backchannel: {exc}; judging without the cache", file=sys.stderr, flush=True)
         tasks = tasks_for(found, read_stored=show_diff, store=store, shape=shape, statuses=expected is not None)
+        cached_in = None
     spooled = Spool() if fmt in STREAMED else None
     log = CorpusLog() if fmt == "sarif" else None
     part = corpus.item_text if fmt == "json" else summary.recording_text
@@ -206,8 +208,8 @@ def judge_many(
             entries.append(_kept(item))
         if spooled is not None:
             spooled.finish()  # a temporary file that could not be written is said now, before anything is printed
-        if tasks and tasks[0].cache is not None:  # a CI log then shows whether the cache did its job
-            print(f"backchannel: {_cache_line(tasks, from_cache, entries)}", file=sys.stderr, flush=True)
+        if cached_in is not None:  # a CI log then shows whether the cache did its job (an empty shard's too)
+            print(f"backchannel: {_cache_line(cached_in, from_cache, entries)}", file=sys.stderr, flush=True)
         verdict = tally.result() if tally is not None else None
         return finish(entries, fmt, expected, extra, spooled, verdict, log)
     except BaseException:
@@ -216,12 +218,12 @@ def judge_many(
         raise
 
 
-def _cache_line(tasks: list[Task], from_cache: list[bool], entries: list[dict[str, Any]]) -> str:
+def _cache_line(folder: str, from_cache: list[bool], entries: list[dict[str, Any]]) -> str:
     """How many reports came from the cache, how many were judged, and how many recordings could not be read."""
-    kept = sum(from_cache)
+    kept, total = sum(from_cache), len(entries)
     unread = sum(1 for item in entries if "report" not in item)
-    said = f"{kept} of {len(tasks)} report{'s' if len(tasks) != 1 else ''} read from the cache ({tasks[0].cache})"
-    said += f"; {len(tasks) - kept - unread} judged"
+    said = f"{kept} of {total} report{'s' if total != 1 else ''} read from the cache ({folder})"
+    said += f"; {total - kept - unread} judged"
     return said + (f"; {unread} could not be judged" if unread else "")
 
 
@@ -254,8 +256,7 @@ _CACHE_HELP = (
 
 def _print_and_exit(output: Output) -> None:
     try:
-        output.write(out_console.file)
-        out_console.file.flush()
+        write_out(output.write)
     finally:
         output.close()
     raise typer.Exit(output.exit_code)

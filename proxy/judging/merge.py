@@ -4,6 +4,8 @@ single reports) as one corpus document. The files come from anywhere: each is ch
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +53,11 @@ def _check_entry(item: Any, where: str) -> dict[str, Any]:
 def read_output(path: Path) -> tuple[list[dict[str, Any]], tuple[int, int] | None]:
     """The recordings one judge output holds (a corpus document's entries, or one report as one entry), and its
     shard (K, N) when it is an output of `judge --shard`."""
-    try:
-        with path.open("rb") as handle:
+    try:  # without blocking: a FIFO given as an output must not hang the merge
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise MergeError(f"{path} is not a regular file; give the file a judge run wrote")
             raw = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         raise MergeError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
@@ -79,13 +84,18 @@ def merge(paths: list[Path]) -> list[dict[str, Any]]:
     ran, and a baseline entry would look stale for want of the shard that fails it."""
     out: list[dict[str, Any]] = []
     shards: dict[int, dict[int, Path]] = {}  # N -> K -> the file that held shard K/N
+    given: dict[tuple[int, int], Path] = {}  # each file's device and inode -> how it was first named
     for path in paths:
         entries, shard = read_output(path)
+        identity = _identity(path)
+        if identity in given:  # its recordings would be counted twice
+            raise MergeError(f"{path} is {given[identity]} given again; give each output once")
+        given[identity] = path
         out += entries
         if shard is not None:
             k, n = shard
             earlier = shards.setdefault(n, {}).setdefault(k, path)
-            if earlier != path:
+            if earlier is not path:
                 raise MergeError(f"{path} and {earlier} both hold shard {k}/{n}; give each shard's output once")
     if len(shards) > 1:
         counts = " and ".join(f"of {n}" for n in sorted(shards))
@@ -98,6 +108,14 @@ def merge(paths: list[Path]) -> list[dict[str, Any]]:
                 " merge every shard's output, or the merged verdict would leave its recordings out"
             )
     return out
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    try:
+        info = path.stat()
+    except OSError as exc:  # read_output read it a moment ago
+        raise MergeError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    return info.st_dev, info.st_ino
 
 
 def _shard_of(data: dict[str, Any], path: Path) -> tuple[int, int] | None:

@@ -365,6 +365,14 @@ def test_the_last_line_on_stderr_counts_the_recordings_that_could_not_be_judged_
     ]
     assert f"0 of 2 reports read from the cache ({kept}); 1 judged; 1 could not be judged" in said[0].stderr
     assert f"1 of 2 reports read from the cache ({kept}); 0 judged; 1 could not be judged" in said[1].stderr
+    empty = subprocess.run(  # a shard that holds none of the two says so too
+        [*CLI, str(recordings), "--cache", str(kept), "--shard", "1/64", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert json.loads(empty.stdout)["summary"]["recordings"] == 0, "the shard chosen holds neither recording"
+    assert empty.stderr == f"backchannel: 0 of 0 reports read from the cache ({kept}); 0 judged\n"
 
 
 def test_a_recording_larger_than_the_hash_bound_is_judged_without_the_cache(tmp_path: Path):

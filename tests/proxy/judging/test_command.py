@@ -165,3 +165,21 @@ def test_a_recording_whose_file_name_is_not_utf_8_is_named_escaped_in_a_document
     assert sorted(item["name"] for item in doc["recordings"]) == [os.fsdecode(bad), str(good)]
     text = run_cli("judge", tmp_path, "--jobs", "1")
     assert f"{tmp_path}/bad\\udcff.sqlite" in text.stdout
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_a_stdout_that_cannot_take_the_output_is_one_line_and_exit_2(corpus: Path, many: bool) -> None:
+    """A full disk under the output was a traceback and exit 1, which a CI step reads as "findings", not as a
+    report cut short."""
+    argv = [str(corpus) if many else str(sorted(corpus.rglob("*.sqlite"))[0]), "--format", "json"]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "backchannel.proxy.cli", "judge", *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("backchannel: cannot write the output (No space left on device)")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr

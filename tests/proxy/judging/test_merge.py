@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -116,3 +117,26 @@ def test_every_shard_once_with_other_outputs_beside_them_merges(tmp_path: Path) 
     done = run_here("merge-reports", *outputs, single)
     assert done.returncode == 1, done.stderr
     assert _names(as_json(done)) == ["s2.sqlite", "s1.sqlite", "mrtr-provenance-toy-flawed.sqlite"]
+
+
+def test_an_output_given_twice_under_any_name_is_refused_not_counted_twice(tmp_path: Path) -> None:
+    """The same shard file given twice was merged twice: its recordings counted twice, the split taken as whole."""
+    outputs = [_shard_doc(tmp_path, f"s{k}", f"{k}/2") for k in (1, 2)]
+    single = tmp_path / "one.json"
+    shutil.copyfile(REFERENCE / "mrtr-provenance-toy-flawed.expected.json", single)
+    (tmp_path / "also.json").symlink_to(single)
+    for given in (
+        [outputs[0], outputs[0], outputs[1]],
+        [outputs[0], tmp_path / "." / outputs[0].name, outputs[1]],
+        [single, tmp_path / "also.json"],
+    ):
+        done = run_here("merge-reports", *given)
+        assert done.returncode == 2 and done.stdout == "", done.stderr
+        assert "given again; give each output once" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_a_fifo_given_as_an_output_is_refused_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "shard.json"
+    os.mkfifo(fifo)
+    done = run_here("merge-reports", fifo)  # the run's own timeout bounds a hang
+    assert done.returncode == 2 and "is not a regular file" in done.stderr
