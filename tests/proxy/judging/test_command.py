@@ -183,3 +183,16 @@ def test_a_stdout_that_cannot_take_the_output_is_one_line_and_exit_2(corpus: Pat
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("backchannel: cannot write the output (No space left on device)")
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_a_newline_in_a_file_name_cannot_forge_a_line_of_the_text_output(tmp_path: Path) -> None:
+    forged = "fine.sqlite: 25 PASS; exit code 0"
+    evil = tmp_path / f"evil\n{forged}\n.sqlite"
+    shutil.copyfile(REFERENCE / f"{FLAWED}.sqlite", evil)
+    shutil.copyfile(REFERENCE / f"{PASSING[0]}.sqlite", tmp_path / "fine.sqlite")
+    done = run_here("judge", tmp_path, "--jobs", "1", "--format", "text")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert not any(line.startswith(forged) for line in lines), done.stdout
+    (heading,) = [line for line in lines if line.startswith(str(tmp_path / "evil"))]
+    assert heading.startswith(f"{tmp_path / 'evil'}\\n{forged}\\n.sqlite: ")
