@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TextIO
+from typing import IO, TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -42,7 +42,7 @@ def render_and_exit(report: Report, fmt: str) -> None:
     raise typer.Exit(report.exit_code)
 
 
-def write_out(write: Callable[[TextIO], object]) -> None:
+def write_out(write: Callable[[IO[str]], object]) -> None:
     """`write` the output to stdout and flush it. A stdout that cannot take it (a full disk, a closed pipe) ends the
     command with one line and exit 2, never a traceback and exit 1: a CI step that accepts exit 1 as "findings"
     would otherwise take a truncated report for a verdict."""

@@ -84,13 +84,13 @@ def merge(paths: list[Path]) -> list[dict[str, Any]]:
     ran, and a baseline entry would look stale for want of the shard that fails it."""
     out: list[dict[str, Any]] = []
     shards: dict[int, dict[int, Path]] = {}  # N -> K -> the file that held shard K/N
-    given: dict[tuple[int, int], Path] = {}  # each file's device and inode -> how it was first named
+    files: dict[tuple[int, int], Path] = {}  # each file's device and inode -> how it was first named
     for path in paths:
         entries, shard = read_output(path)
         identity = _identity(path)
-        if identity in given:  # its recordings would be counted twice
-            raise MergeError(f"{path} is {given[identity]} given again; give each output once")
-        given[identity] = path
+        if identity in files:  # its recordings would be counted twice
+            raise MergeError(f"{path} is {files[identity]} given again; give each output once")
+        files[identity] = path
         out += entries
         if shard is not None:
             k, n = shard
