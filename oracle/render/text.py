@@ -148,7 +148,8 @@ def render_text(report: Report) -> str:
     Only the table is laid out to a width; every other line is one logical line, however long (a recording's path
     in the header, an evidence note), so the same report reads the same whatever the file is called, and a terminal
     wraps it where it likes."""
-    lines = [clean(_header(report))]
+    # one line whatever the file is called or its meta says: a newline there would start a line of its own
+    lines = [clean(_header(report)).replace("\n", "\\n")]
     lines += _table_lines(report) if report.results else ["No results."]
     detailed = [r for r in report.results if r.status != "PASS"]
     if detailed:

@@ -88,6 +88,14 @@ def test_the_header_names_versions_recording_and_scenarios() -> None:
     )
 
 
+def test_a_newline_in_the_recordings_name_or_nonce_stays_on_the_header_line() -> None:
+    forged = "15 results: 15 PASS, 0 FAIL, 0 WARN, 0 SKIP, 0 ERROR; exit code 0"
+    report = dataclasses.replace(sample_report(), recording=f"a\n{forged}\n.sqlite", nonce=f"n\n{forged}")
+    out = render_text(report).splitlines()
+    assert forged not in out
+    assert out[0].startswith(f"backchannel 0.1.0 (oracle 1): recording a\\n{forged}\\n.sqlite (format 3, nonce n\\n")
+
+
 def test_no_table_line_is_wider_than_the_fixed_width_and_no_line_ends_in_spaces() -> None:
     for line in render_text(sample_report()).splitlines():
         assert line == line.rstrip()
