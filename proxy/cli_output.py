@@ -51,4 +51,4 @@ def write_out(write: Callable[[IO[str]], object]) -> None:
         out_console.file.flush()
     except OSError as exc:
         sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - what is left unflushed goes nowhere
-        raise fail(f"cannot write the output ({exc.strerror or exc}); what was written of it is incomplete") from None
+        raise fail(f"cannot print the output ({exc.strerror or exc}); what was printed of it is incomplete") from None

@@ -92,7 +92,7 @@ def open_untrusted(
             source = Path(private) / "copy.sqlite"
             try:  # the copy is bounded as the reading is: a sparse -wal of a terabyte would fill the disk
                 left = _copy_bounded(path, source, limits.max_total_bytes)
-                _copy_bounded(wal, Path(private) / "copy.sqlite-wal", left)
+                _copy_bounded(wal, Path(private) / "copy.sqlite-wal", left, follow=False)  # a link made meanwhile
             except OverflowError:
                 raise RecordingFormatError(
                     f"{path} and its -wal hold more than {limits.max_total_bytes} bytes; a recording left open is "
@@ -122,11 +122,11 @@ def _say_why_unreadable(path: Path) -> None:
         raise RecordingError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
 
 
-def _copy_bounded(source: Path, target: Path, budget: int) -> int:
+def _copy_bounded(source: Path, target: Path, budget: int, *, follow: bool = True) -> int:
     """Copy `source` (a regular file; opened without blocking, so a FIFO swapped in never hangs) to `target`, at most
     `budget` bytes (OverflowError past it); returns what is left of the budget. A file can say it holds a terabyte
     in a few KB of disk (a sparse file): copied whole, it would fill the disk."""
-    fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK)
+    fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW))
     with os.fdopen(fd, "rb") as src:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

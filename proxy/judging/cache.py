@@ -156,8 +156,8 @@ def recording_key(path: str) -> str | None:
     bytes beside it)."""
     target = Path(path)
     wal = target.with_name(target.name + "-wal")
-    if wal.exists() and (not wal.is_file() or wal.stat().st_size > 0):
-        return None
+    if wal.is_symlink() or wal.exists() and (not wal.is_file() or wal.stat().st_size > 0):
+        return None  # a linked -wal (judging refuses the recording) is never cached either
     with _regular(target) as found:
         if found is None or found[1] > MAX_HASHED_BYTES:
             return None

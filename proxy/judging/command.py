@@ -139,10 +139,11 @@ def finish(
     body = "" if spooled is not None else "\n".join(summary.recording_text(item) for item in entries)
     tail = summary.closing_text(entries, code)
     diffs = [line for item in entries for line in _diff_lines(item)]
+    # each one line, whatever a name, an error or a stored report holds (summary.one_line)
     if diffs:
-        tail += "\n" + "\n".join(neutralise(line) for line in diffs) + "\n"
+        tail += "\n" + "\n".join(neutralise(summary.one_line(line)) for line in diffs) + "\n"
     if verdict is not None:
-        tail += "\n" + "\n".join(neutralise(line) for line in baseline_mod.lines(verdict)) + "\n"
+        tail += "\n" + "\n".join(neutralise(summary.one_line(line)) for line in baseline_mod.lines(verdict)) + "\n"
     return Output(body, code, spooled, tail) if spooled is not None else Output(body + tail, code)
 
 

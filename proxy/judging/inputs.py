@@ -3,6 +3,7 @@ the path relative to the argument it came from, so a shard is the same on every 
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import glob
 import os
@@ -35,6 +36,8 @@ class _Unreadable(list[Input]):
 
     def __call__(self, error: OSError) -> None:
         where = Path(error.filename) if error.filename else self.root
+        if where == self.root and error.errno in (errno.ENOENT, errno.ENOTDIR):
+            return  # the argument names no folder: "names no recording", as a glob without ** says
         relative = os.path.relpath(where, self.root)
         name = (self.root.name or str(self.root)) if relative == os.curdir else Path(relative).as_posix()
         said = f"{where}: cannot read this folder ({error.strerror or error}); the recordings in it are not judged"

@@ -53,11 +53,15 @@ def _check_entry(item: Any, where: str) -> dict[str, Any]:
 def read_output(path: Path) -> tuple[list[dict[str, Any]], tuple[int, int] | None]:
     """The recordings one judge output holds (a corpus document's entries, or one report as one entry), and its
     shard (K, N) when it is an output of `judge --shard`."""
-    try:  # without blocking: a FIFO given as an output must not hang the merge
+    try:
+        # opened without blocking: a FIFO no one writes to is read as empty at once, where a plain open waited for
+        # a writer for ever; one being written to (`<(judge ...)`, /dev/stdin) is then read as a file is
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise MergeError(f"{path} is not a regular file; give the file a judge run wrote")
+            mode = os.fstat(fd).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+                raise MergeError(f"{path} is not a file; give the file a judge run wrote")
+            os.set_blocking(fd, True)
             raw = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         raise MergeError(f"{path}: cannot read it ({exc.strerror or exc})") from exc

@@ -6,10 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -25,6 +22,7 @@ from backchannel.recordings.reports import StoredReport, store_report, stored_re
 from . import diff
 from .cache import JudgeCache, file_state, oracle_fingerprint, recording_key
 from .inputs import Input
+from .pool import in_order
 from .sent import JsonReport, shaped
 
 __all__ = ["JsonReport", "Outcome", "Task", "default_jobs", "judge_all", "run_task", "tasks_for"]
@@ -164,48 +162,18 @@ def judge_all(tasks: list[Task], jobs: int, advance: Callable[[], None] = lambda
             advance()
         return
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
     workers = min(jobs, len(tasks))
-    size = max(1, min(32, len(tasks) // (workers * 8)))  # big enough to amortise IPC, small enough to balance
-    chunks = [tasks[start : start + size] for start in range(0, len(tasks), size)]
-    broken_at = len(chunks)
-    pool = ProcessPoolExecutor(workers, mp_context=context)
-    try:
-        futures = [pool.submit(_run_chunk, chunk) for chunk in chunks]
-        for index, future in enumerate(futures):
-            try:
-                outcomes = future.result()
-            except BrokenProcessPool:
-                broken_at = index
-                break
-            for outcome in outcomes:
-                yield outcome
-                advance()
-    finally:  # a ScenarioError, or a caller that stops reading: the chunks not started are dropped, not judged
-        pool.shutdown(wait=True, cancel_futures=True)
-    # A worker died (killed, or out of memory: a recording may hold a gigabyte of cells): the pool cannot say whose
-    # recording it was judging, and every chunk not yet done fails with it. What finished is kept; every other
-    # recording is judged again alone, in a process of its own, so the run ends and names only what killed one.
-    for index in range(broken_at, len(chunks)):
-        future = futures[index]
-        if future.done() and not future.cancelled() and future.exception() is None:
-            done = future.result()
-        else:
-            done = [_alone(task, context) for task in chunks[index]]
-        for outcome in done:
-            yield outcome
-            advance()
+    size = chunk_size(len(tasks), workers)
+    judged = in_order(tasks, run_task, _died, workers=workers, size=size, context=multiprocessing.get_context(method))
+    for outcome in judged:  # a worker that dies is survived there (pool.py): only its own recording is lost
+        yield outcome
+        advance()
 
 
-def _run_chunk(chunk: list[Task]) -> list[Outcome]:
-    return [run_task(task) for task in chunk]
+def chunk_size(tasks: int, workers: int) -> int:
+    """Recordings sent to a worker at a time: big enough to amortise IPC, small enough to balance."""
+    return max(1, min(32, tasks // (workers * 8)))
 
 
-def _alone(task: Task, context: BaseContext) -> Outcome:
-    """One recording judged in a process of its own; an Outcome naming it when that process dies too."""
-    with ProcessPoolExecutor(1, mp_context=context) as pool:
-        try:
-            (outcome,) = pool.submit(_run_chunk, [task]).result()
-            return outcome
-        except BrokenProcessPool:
-            return Outcome(task.name, error=f"{task.path}: the process judging it died (killed, or out of memory)")
+def _died(task: Task) -> Outcome:
+    return Outcome(task.name, error=f"{task.path}: the process judging it died (killed, or out of memory)")

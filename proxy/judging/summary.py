@@ -20,7 +20,7 @@ from .sent import MESSAGE_CHARS, SHOWN
 WIDTH = 120
 
 
-def _one_line(value: object) -> str:
+def one_line(value: object) -> str:
     """A value printed inside one line of the text output: its line breaks shown as `\\n` (the rest of what could
     drive a terminal is escaped with the whole text). A file name or a message can hold a newline, and printed as
     one it began a line of its own: `x.sqlite: 25 PASS; exit code 0` under a recording that failed."""
@@ -28,24 +28,24 @@ def _one_line(value: object) -> str:
 
 
 def _result_line(result: dict[str, Any]) -> str:
-    status = _one_line(result.get("verdict") or result.get("status"))
-    subject = f" [{_one_line(result['subject'])}]" if result.get("subject") else ""
+    status = one_line(result.get("verdict") or result.get("status"))
+    subject = f" [{one_line(result['subject'])}]" if result.get("subject") else ""
     message = str(result.get("message", ""))
-    message = _one_line(message[:MESSAGE_CHARS] + ("…" if len(message) > MESSAGE_CHARS else ""))
-    return f"  {status:<9} {_one_line(result.get('scenario'))}:{_one_line(result.get('id'))}{subject}: {message}"
+    message = one_line(message[:MESSAGE_CHARS] + ("…" if len(message) > MESSAGE_CHARS else ""))
+    return f"  {status:<9} {one_line(result.get('scenario'))}:{one_line(result.get('id'))}{subject}: {message}"
 
 
 def recording_lines(item: dict[str, Any]) -> list[str]:
     """One recording: a heading line, then a line per result that is not a PASS or SKIP."""
-    name = _one_line(item["name"])
+    name = one_line(item["name"])
     if "report" not in item:
-        return [f"{name}: NOT JUDGED: {_one_line(item.get('error', ''))}"]
+        return [f"{name}: NOT JUDGED: {one_line(item.get('error', ''))}"]
     report = item["report"]
     counts = report["summary"]
     said = ", ".join(f"{counts.get(s, 0)} {s}" for s in COUNTED if counts.get(s, 0))
     lines = [f"{name}: {said or 'no results'}; exit code {report.get('exit_code')}"]
     if "error" in item:
-        lines.append(f"  ERROR     {_one_line(item['error'])}")
+        lines.append(f"  ERROR     {one_line(item['error'])}")
     lines += [_result_line(r) for r in report.get("results", []) if r.get("status") in SHOWN]
     return lines
 

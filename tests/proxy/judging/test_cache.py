@@ -383,6 +383,13 @@ def test_a_recording_larger_than_the_hash_bound_is_judged_without_the_cache(tmp_
     shutil.copyfile(REFERENCE / "conformance-toy.sqlite", sparse)
     os.truncate(sparse, 4 * 1024**3)
     assert recording_key(str(sparse)) is None
+    linked = recordings / "linked.sqlite"  # a -wal that is a link, even to nothing: judging refuses it, never cached
+    shutil.copyfile(REFERENCE / "conformance-toy.sqlite", linked)
+    Path(f"{linked}-wal").symlink_to(recordings / "nowhere")
+    assert recording_key(str(linked)) is None
+    Path(f"{linked}-wal").unlink()
+    assert recording_key(str(linked)) is not None
+    linked.unlink()
     (outcome,) = judge_all(tasks_for(expand([str(recordings)]), shape="summary", cache=kept), 1)
     assert outcome.report is not None and not outcome.cached
     assert entries(kept) == []

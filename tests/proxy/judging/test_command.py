@@ -181,7 +181,7 @@ def test_a_stdout_that_cannot_take_the_output_is_one_line_and_exit_2(corpus: Pat
             timeout=120,
         )
     assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith("backchannel: cannot write the output (No space left on device)")
+    assert done.stderr.startswith("backchannel: cannot print the output (No space left on device)")
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 
 
@@ -196,3 +196,14 @@ def test_a_newline_in_a_file_name_cannot_forge_a_line_of_the_text_output(tmp_pat
     assert not any(line.startswith(forged) for line in lines), done.stdout
     (heading,) = [line for line in lines if line.startswith(str(tmp_path / "evil"))]
     assert heading.startswith(f"{tmp_path / 'evil'}\\n{forged}\\n.sqlite: ")
+
+
+def test_a_newline_in_a_file_name_cannot_forge_a_baseline_line_either(tmp_path: Path) -> None:
+    forged = "baseline: 0 expected failure(s), 0 unexpected"
+    shutil.copyfile(REFERENCE / f"{FLAWED}.sqlite", tmp_path / f"evil\n{forged}\n.sqlite")
+    baseline = tmp_path / "b.yaml"
+    baseline.write_text("expected-failures: [elicitation-url-mode]\n", encoding="utf-8")
+    done = run_here("judge", tmp_path, "--jobs", "1", "--baseline", baseline)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert forged not in lines and sum(line.startswith("baseline: ") for line in lines) == 1, done.stdout

@@ -135,8 +135,21 @@ def test_an_output_given_twice_under_any_name_is_refused_not_counted_twice(tmp_p
         assert "given again; give each output once" in done.stderr and done.stderr.count("\n") == 1
 
 
-def test_a_fifo_given_as_an_output_is_refused_at_once(tmp_path: Path) -> None:
+def test_a_fifo_no_one_writes_to_is_read_as_empty_at_once_and_a_pipe_as_a_file(tmp_path: Path) -> None:
+    """A FIFO with no writer hung the merge for ever; a pipe being written to (`<(judge ...)`) must still merge."""
     fifo = tmp_path / "shard.json"
     os.mkfifo(fifo)
-    done = run_here("merge-reports", fifo)  # the run's own timeout bounds a hang
-    assert done.returncode == 2 and "is not a regular file" in done.stderr
+    done = run_here("merge-reports", fifo)  # the test's own timeout bounds a hang
+    assert done.returncode == 2 and "is not JSON" in done.stderr
+    single = (REFERENCE / "mrtr-provenance-toy-flawed.expected.json").read_bytes()
+    readable, writable = os.pipe()
+    try:
+        os.write(writable, single)
+        os.close(writable)
+        done = run_here("merge-reports", f"/dev/fd/{readable}")
+    finally:
+        os.close(readable)
+    assert done.returncode == 1 and _names(as_json(done)) == ["mrtr-provenance-toy-flawed.sqlite"], done.stderr
+    (tmp_path / "folder.json").mkdir()
+    done = run_here("merge-reports", tmp_path / "folder.json")
+    assert done.returncode == 2 and "cannot read it (Is a directory)" in done.stderr
