@@ -117,7 +117,15 @@ def _close(pool: ProcessPoolExecutor, *, cleanly: bool) -> None:
     that cannot load), the workers are stopped at once rather than left to finish the chunks already sent."""
     if not cleanly:
         # the executor keeps its workers here (CPython 3.12; `terminate_workers` only comes in 3.14)
-        workers = getattr(pool, "_processes", None) or {}
-        for process in list(workers.values()):
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        for process in workers:
             process.terminate()
+        for process in workers:
+            process.join()
+        # A worker stopped while it was sending a large result leaves the executor's thread waiting for the rest of
+        # it for ever (this process holds the pipe's writing end too, so no end of file comes) and the shutdown
+        # below with it. With every worker gone, nothing else writes there: closing our end lets that read end.
+        writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+        if writer is not None:
+            writer.close()
     pool.shutdown(wait=True, cancel_futures=True)
