@@ -50,21 +50,22 @@ def _check_entry(item: Any, where: str) -> dict[str, Any]:
     return {key: item[key] for key in ("name", "report", "error") if key in item}  # nothing else is carried over
 
 
-def read_output(path: Path) -> tuple[list[dict[str, Any]], tuple[int, int] | None]:
-    """The recordings one judge output holds (a corpus document's entries, or one report as one entry), and its
-    shard (K, N) when it is an output of `judge --shard`."""
+def read_output(path: Path) -> tuple[list[dict[str, Any]], tuple[int, int] | None, tuple[int, int]]:
+    """The recordings one judge output holds (a corpus document's entries, or one report as one entry), its shard
+    (K, N) when it is an output of `judge --shard`, and the file's identity (device, inode) as it was read."""
     try:
         # opened without blocking: a FIFO no one writes to is read as empty at once, where a plain open waited for
         # a writer for ever; one being written to (`<(judge ...)`, /dev/stdin) is then read as a file is
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         with os.fdopen(fd, "rb") as handle:
-            mode = os.fstat(fd).st_mode
-            if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            info = os.fstat(fd)
+            if not (stat.S_ISREG(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
                 raise MergeError(f"{path} is not a file; give the file a judge run wrote")
             os.set_blocking(fd, True)
             raw = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         raise MergeError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    identity = (info.st_dev, info.st_ino)
     if len(raw) > MAX_BYTES:
         raise MergeError(f"{path} is larger than {MAX_BYTES} bytes; refusing it")
     try:
@@ -75,11 +76,15 @@ def read_output(path: Path) -> tuple[list[dict[str, Any]], tuple[int, int] | Non
         entries = data.get("recordings")
         if not isinstance(entries, list):
             raise MergeError(f"{path}: its recordings are not a list")
-        return [_check_entry(item, f"{path} entry {i}") for i, item in enumerate(entries, 1)], _shard_of(data, path)
+        return (
+            [_check_entry(item, f"{path} entry {i}") for i, item in enumerate(entries, 1)],
+            _shard_of(data, path),
+            identity,
+        )
     report = _check_report(data, str(path))
     recording = report.get("recording")
     name = recording.get("file") if isinstance(recording, dict) else None
-    return [{"name": name if isinstance(name, str) else path.name, "report": report}], None
+    return [{"name": name if isinstance(name, str) else path.name, "report": report}], None, identity
 
 
 def merge(paths: list[Path]) -> list[dict[str, Any]]:
@@ -90,8 +95,7 @@ def merge(paths: list[Path]) -> list[dict[str, Any]]:
     shards: dict[int, dict[int, Path]] = {}  # N -> K -> the file that held shard K/N
     files: dict[tuple[int, int], Path] = {}  # each file's device and inode -> how it was first named
     for path in paths:
-        entries, shard = read_output(path)
-        identity = _identity(path)
+        entries, shard, identity = read_output(path)
         if identity in files:  # its recordings would be counted twice
             raise MergeError(f"{path} is {files[identity]} given again; give each output once")
         files[identity] = path
@@ -112,14 +116,6 @@ def merge(paths: list[Path]) -> list[dict[str, Any]]:
                 " merge every shard's output, or the merged verdict would leave its recordings out"
             )
     return out
-
-
-def _identity(path: Path) -> tuple[int, int]:
-    try:
-        info = path.stat()
-    except OSError as exc:  # read_output read it a moment ago
-        raise MergeError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
-    return info.st_dev, info.st_ino
 
 
 def _shard_of(data: dict[str, Any], path: Path) -> tuple[int, int] | None:
